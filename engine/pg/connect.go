@@ -1,0 +1,205 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// DefaultTenant is the tenant used when none is configured.
+const DefaultTenant = "default"
+
+// AppRole is the role the application acts as; it owns no table, so row-level security
+// applies to it.
+const AppRole = "spelunk_app"
+
+// connectTimeout bounds how long a bad URL or an unreachable server can hang a command.
+const connectTimeout = 5 * time.Second
+
+// DB is an open spelunk database: a pool acting as the application role within one
+// tenant, plus the URL to open owner connections for DDL (model registration).
+type DB struct {
+	Pool   *pgxpool.Pool
+	URL    string
+	Tenant string
+	// AppRole reports whether connections SET ROLE spelunk_app (false when the server
+	// did not let us create it: RLS then applies through FORCE on a non-superuser owner).
+	AppRole bool
+}
+
+// Options configure Open.
+type Options struct {
+	URL    string // a PostgreSQL URL or keyword/value string
+	Tenant string // default DefaultTenant
+	// MaxConns caps the pool; 0 picks pgxpool's default.
+	MaxConns int32
+}
+
+// Open connects, checks the server, applies pending migrations and returns the pool.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.Tenant == "" {
+		opts.Tenant = DefaultTenant
+	}
+	conn, err := ConnectOwner(ctx, opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	if err := CheckServer(ctx, conn); err != nil {
+		return nil, err
+	}
+	if _, err := Migrate(ctx, conn); err != nil {
+		return nil, err
+	}
+	var appRole bool
+	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)
+		AND pg_has_role(current_user, $1, 'MEMBER')`, AppRole).Scan(&appRole)
+	if err != nil {
+		return nil, fmt.Errorf("check role %s: %w", AppRole, err)
+	}
+
+	cfg, err := pgxpool.ParseConfig(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("database URL: %w", err)
+	}
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = connectTimeout
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	tenant := opts.Tenant
+	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
+			return fmt.Errorf("register vector types: %w", err)
+		}
+		if appRole {
+			if _, err := c.Exec(ctx, "SET ROLE "+AppRole); err != nil {
+				return fmt.Errorf("set role %s: %w", AppRole, err)
+			}
+		}
+		_, err := c.Exec(ctx, `SELECT set_config('spelunk.tenant', $1, false)`, tenant)
+		return err
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, describeConnectError(opts.URL, err)
+	}
+	return &DB{Pool: pool, URL: opts.URL, Tenant: tenant, AppRole: appRole}, nil
+}
+
+// Close releases the pool.
+func (db *DB) Close() { db.Pool.Close() }
+
+// ConnectOwner opens one connection as the URL's user (the schema owner), with a
+// bounded connect timeout and a message a person can act on when it fails.
+func ConnectOwner(ctx context.Context, url string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("bad database URL %q: %w", redactURL(url), err)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = connectTimeout
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, describeConnectError(url, err)
+	}
+	return conn, nil
+}
+
+func describeConnectError(url string, err error) error {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "3D000" {
+		return fmt.Errorf("database in %s does not exist: create it (createdb) or fix the URL: %w", redactURL(url), err)
+	}
+	return fmt.Errorf("cannot connect to PostgreSQL at %s (is the server running? `spelunk db status` for the embedded one): %w", redactURL(url), err)
+}
+
+// redactURL hides a password in a URL before it is printed.
+func redactURL(url string) string {
+	cfg, err := pgconn.ParseConfig(url)
+	if err != nil || cfg.Password == "" {
+		return url
+	}
+	return strings.ReplaceAll(url, cfg.Password, "xxxxx")
+}
+
+// MinServerVersion is the oldest PostgreSQL spelunk supports.
+const MinServerVersion = 13
+
+// CheckServer verifies the server version.
+func CheckServer(ctx context.Context, conn *pgx.Conn) error {
+	v, err := strconv.Atoi(conn.PgConn().ParameterStatus("server_version_num"))
+	if err != nil {
+		var s string
+		if err := conn.QueryRow(ctx, `SHOW server_version_num`).Scan(&s); err != nil {
+			return fmt.Errorf("read server version: %w", err)
+		}
+		v, _ = strconv.Atoi(s)
+	}
+	if v/10000 < MinServerVersion {
+		return fmt.Errorf("PostgreSQL %d.%d is too old: spelunk needs %d or newer", v/10000, v%10000, MinServerVersion)
+	}
+	return nil
+}
+
+// Resolve picks the database URL: an explicit one, then $SPELUNK_DATABASE_URL, else
+// the embedded cluster, started on demand. embedded reports which it was.
+func Resolve(ctx context.Context, explicit string) (url string, embedded *Cluster, err error) {
+	if explicit != "" {
+		return explicit, nil, nil
+	}
+	if env := os.Getenv("SPELUNK_DATABASE_URL"); env != "" {
+		return env, nil, nil
+	}
+	c, err := NewCluster(DefaultDataDir())
+	if err != nil {
+		return "", nil, err
+	}
+	if err := c.Start(ctx); err != nil {
+		return "", nil, err
+	}
+	if err := c.EnsureDatabase(ctx, "spelunk"); err != nil {
+		return "", nil, err
+	}
+	return c.URL("spelunk"), c, nil
+}
+
+// EnsureDatabase creates database name on the cluster when it does not exist.
+func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
+	conn, err := ConnectOwner(ctx, c.URL("postgres"))
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		return fmt.Errorf("look up database %s: %w", name, err)
+	}
+	if exists {
+		return nil
+	}
+	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("create database %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,89 @@
+package pg
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Model is a registered embedding model.
+type Model struct {
+	Name string
+	Dims int
+}
+
+// RegisterModel records an embedding model and creates its partial expression HNSW
+// indexes (one on symbol_embeddings, one on memory_embeddings), e.g.
+//
+//	CREATE INDEX ... USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE model = 'x'
+//
+// Queries must cast and filter the same way to use them (VectorExpr). DDL needs the
+// table owner, so this opens an owner connection. Registering a model twice is a no-op;
+// the same name with other dims is an error.
+func (db *DB) RegisterModel(ctx context.Context, m Model) error {
+	if m.Dims <= 0 || m.Dims > 16000 {
+		return fmt.Errorf("embedding model %s: dims %d out of range", m.Name, m.Dims)
+	}
+	var dims int
+	err := db.Pool.QueryRow(ctx, `SELECT dims FROM embedding_models WHERE name = $1`, m.Name).Scan(&dims)
+	switch {
+	case err == nil && dims == m.Dims:
+		return nil
+	case err == nil:
+		return fmt.Errorf("embedding model %s is registered with %d dims, the embedder reports %d: use another model name", m.Name, dims, m.Dims)
+	case !errors.Is(err, pgx.ErrNoRows):
+		return fmt.Errorf("look up embedding model %s: %w", m.Name, err)
+	}
+
+	conn, err := ConnectOwner(ctx, db.URL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	idx := ModelIndexName(m.Name)
+	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		// Serialise concurrent registrations of the same model.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, m.Name); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO embedding_models (name, dims, index_name) VALUES ($1, $2, $3)
+			ON CONFLICT (name) DO NOTHING`, m.Name, m.Dims, idx); err != nil {
+			return fmt.Errorf("register embedding model %s: %w", m.Name, err)
+		}
+		for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {
+			sql := fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
+				pgx.Identifier{table + "_" + idx}.Sanitize(), table, m.Dims, quoteLiteral(m.Name))
+			if _, err := tx.Exec(ctx, sql); err != nil {
+				return fmt.Errorf("create HNSW index for model %s on %s: %w", m.Name, table, err)
+			}
+		}
+		return nil
+	})
+}
+
+// ModelIndexName is a short, stable identifier for a model's indexes.
+func ModelIndexName(model string) string {
+	sum := sha256.Sum256([]byte(model))
+	return "hnsw_" + hex.EncodeToString(sum[:6])
+}
+
+// VectorExpr is the expression a query must use for the model's partial HNSW index to
+// apply: the same cast as the index definition.
+func VectorExpr(column string, dims int) string {
+	return fmt.Sprintf("(%s::vector(%d))", column, dims)
+}
+
+func quoteLiteral(s string) string {
+	out := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			out = append(out, '\'')
+		}
+		out = append(out, s[i])
+	}
+	return string(append(out, '\''))
+}
