@@ -1,0 +1,50 @@
+# spelunk — the two commands a newcomer runs are `make run` and `make test`.
+# Both provision what they need (PostgreSQL, pgvector, the built-in word vectors) through
+# `make setup`, which is idempotent and quiet when there is nothing to do.
+
+SHELL       := /bin/bash
+BIN         := bin/spelunk
+GO          ?= go
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+# Engine packages run under the race detector; the rest run plainly.
+ENGINE_PKGS := ./engine/...
+OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/...
+
+.PHONY: all setup build run test test-go bench lint tui-smoke clean
+
+all: build
+
+setup:
+	@bash engine/pg/setup/setup-postgres.sh
+	@if [ -f engine/embed/fetch-glove.sh ]; then bash engine/embed/fetch-glove.sh; fi
+
+build:
+	@$(GO) build -o $(BIN) ./cmd/spelunk
+
+# Opens spelunk on this repository. Until the TUI lands it checks the installation and
+# shows the embedded cluster (see README: "What works today").
+run: setup build
+	@./$(BIN) doctor
+	@./$(BIN) db status
+
+# One throwaway cluster for the whole run; every test clones its own database from a
+# migrated template.
+test: setup build
+	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(MAKE) --no-print-directory test-go
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 $(ENGINE_PKGS)
+	$(GO) test -count=1 $(OTHER_PKGS)
+
+bench: setup build
+	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) \
+		$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./engine/...
+
+lint:
+	@test -z "$$(gofmt -l cmd engine tui migrations)" || { gofmt -l cmd engine tui migrations; exit 1; }
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+clean:
+	rm -rf bin

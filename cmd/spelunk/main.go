@@ -1,0 +1,96 @@
+// Command spelunk indexes a git repository into PostgreSQL + pgvector, searches it, keeps
+// agents' memory beside it and opens a terminal UI over all of it. The commands here
+// parse flags and print; the work happens in engine/.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// usageError marks bad usage: exit code 2 instead of 1.
+type usageError struct{ error }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// globals are the flags every command shares.
+type globals struct {
+	db     string
+	repo   string
+	tenant string
+	json   bool
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:]))
+}
+
+func run(ctx context.Context, args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(os.Stderr, "spelunk:", err)
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
+		return 2
+	}
+	return 1
+}
+
+func newRoot() *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:           "spelunk",
+		Short:         "Explore a codebase and its agents' memory",
+		Long:          "spelunk indexes a git repository into PostgreSQL + pgvector (symbols, a code graph, embeddings),\nsearches it with hybrid retrieval that explains every score, and keeps coding agents' memories.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.db, "db", "", "PostgreSQL URL (default $SPELUNK_DATABASE_URL, else the embedded cluster)")
+	pf.StringVar(&g.repo, "repo", "", "repository directory (default: the git top level of the current directory)")
+	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
+	pf.BoolVar(&g.json, "json", false, "machine-readable output")
+	root.AddCommand(newDBCmd(g), newDoctorCmd(g))
+	return root
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// noArgs and exactArgs report wrong argument counts as usage errors.
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("%s takes no arguments, got %q", cmd.CommandPath(), args)
+	}
+	return nil
+}
+
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			if lo == hi {
+				return usagef("%s takes %d argument(s), got %d (see --help)", cmd.CommandPath(), lo, len(args))
+			}
+			return usagef("%s takes %d to %d arguments, got %d (see --help)", cmd.CommandPath(), lo, hi, len(args))
+		}
+		return nil
+	}
+}
