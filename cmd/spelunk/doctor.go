@@ -21,7 +21,7 @@ func newDoctorCmd(g *globals) *cobra.Command {
 			if url == "" {
 				url = os.Getenv("SPELUNK_DATABASE_URL")
 			}
-			checks := doctor.Run(cmd.Context(), doctor.Options{DatabaseURL: url, Embedder: embedderStatus})
+			checks := doctor.Run(cmd.Context(), doctor.Options{DatabaseURL: url, Embedder: embedderStatus(&g.embed)})
 			if g.json {
 				if err := json.NewEncoder(os.Stdout).Encode(checks); err != nil {
 					return err

@@ -26,6 +26,7 @@ type globals struct {
 	repo   string
 	tenant string
 	json   bool
+	embed  embedFlags
 }
 
 func main() {
@@ -64,7 +65,8 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.repo, "repo", "", "repository directory (default: the git top level of the current directory)")
 	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
 	pf.BoolVar(&g.json, "json", false, "machine-readable output")
-	root.AddCommand(newDBCmd(g), newDoctorCmd(g))
+	g.embed.register(pf)
+	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g))
 	return root
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+)
+
+func newIndexCmd(g *globals) *cobra.Command {
+	var opts index.Options
+	cmd := &cobra.Command{
+		Use:   "index [DIR]",
+		Short: "Index a repository (default: the current one) at HEAD, incrementally",
+		Long: "Index DIR (or --repo, or the current repository) at HEAD: symbols cut by tree-sitter, the call/import\n" +
+			"graph and embeddings. Only files whose content changed since the last run are re-read; a re-run of the\n" +
+			"same commit changes nothing. --working-tree also indexes uncommitted changes (revision working-tree).",
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if g.repo != "" && g.repo != args[0] {
+					return usagef("give the repository either as DIR or as --repo, not both")
+				}
+				g.repo = args[0]
+			}
+			ctx := cmd.Context()
+			root, err := repoRoot(ctx, g)
+			if err != nil {
+				return err
+			}
+			emb, note, err := g.embed.embedder()
+			if err != nil {
+				return err
+			}
+			if note != "" && !g.json {
+				fmt.Fprintln(os.Stderr, note)
+			}
+			db, err := openDB(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			tty := isatty.IsTerminal(os.Stderr.Fd()) && !g.json
+			if tty {
+				opts.Progress = func(p index.Progress) { printProgress(p) }
+				opts.ProgressEvery = 100 * time.Millisecond
+			}
+			sum, err := index.New(db, emb).Index(ctx, root, opts)
+			if tty {
+				fmt.Fprint(os.Stderr, "\r\033[K")
+			}
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return json.NewEncoder(os.Stdout).Encode(sum)
+			}
+			for _, n := range sum.Notes {
+				fmt.Fprintln(os.Stderr, "note:", n)
+			}
+			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.FilesSkipped == 0 && sum.Embedded == 0 {
+				fmt.Printf("%s: nothing changed at %s (%d files, %d symbols, %d edges)\n",
+					sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.Symbols, sum.Edges)
+				return nil
+			}
+			fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",
+				sum.Repository, shortRev(sum.Revision), sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted,
+				sum.FilesSkipped, sum.Symbols, sum.Edges, sum.Embedded, sum.EmbeddingModel,
+				(time.Duration(sum.DurationMS) * time.Millisecond).String())
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&opts.Full, "full", false, "drop the repository's index and rebuild it from scratch")
+	f.BoolVar(&opts.WorkingTree, "working-tree", false, "also index uncommitted changes (marked revision working-tree)")
+	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this")
+	f.IntVar(&opts.Workers, "workers", 0, "parse workers (default: one per core)")
+	return cmd
+}
+
+func printProgress(p index.Progress) {
+	line := fmt.Sprintf("%-9s files %d/%d  chunks %d  embedded %d/%d  skipped %d  %.0f files/s",
+		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, p.Embedded, p.EmbedQueued, p.FilesSkipped, p.Rate())
+	if eta := p.ETA(); eta > 0 {
+		line += "  ETA " + eta.Round(time.Second).String()
+	}
+	fmt.Fprint(os.Stderr, "\r\033[K"+line)
+}
+
+func shortRev(rev string) string {
+	if len(rev) > 12 && !strings.Contains(rev, "-") {
+		return rev[:12]
+	}
+	return rev
+}

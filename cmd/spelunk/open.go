@@ -1,0 +1,52 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// openDB resolves the database (flag, env, else the embedded cluster started on
+// demand), migrates it and opens the pool for the tenant.
+func openDB(ctx context.Context, g *globals) (*pg.DB, error) {
+	url, _, err := pg.Resolve(ctx, g.db)
+	if err != nil {
+		return nil, err
+	}
+	return pg.Open(ctx, pg.Options{URL: url, Tenant: g.tenant})
+}
+
+// repoRoot is --repo, else the git top level of the current directory, else the
+// current directory itself. The result is absolute with symlinks resolved, the key
+// under which the repository is registered.
+func repoRoot(ctx context.Context, g *globals) (string, error) {
+	dir := g.repo
+	if dir == "" {
+		out, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()
+		if err == nil {
+			dir = strings.TrimSpace(string(out))
+		} else if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return "", fmt.Errorf("repository %s does not exist", dir)
+	}
+	if !fi.IsDir() {
+		return "", fmt.Errorf("repository %s is not a directory", dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		abs = real
+	}
+	return abs, nil
+}

@@ -1,0 +1,154 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// pendingSymbol is a stored symbol that still needs a vector.
+type pendingSymbol struct {
+	id   int64
+	hash string
+	text string
+}
+
+// embedStage embeds symbols as the writer commits them, in batches, concurrently with
+// parsing. When the backend is down it stops trying for the rest of the run and
+// leaves the symbols pending.
+type embedStage struct {
+	db          *pg.DB
+	repoID      int64
+	emb         Embedder
+	prog        *progressTracker
+	in          chan []pendingSymbol
+	unavailable error
+}
+
+const embedBatch = 256
+
+func newEmbedStage(db *pg.DB, repoID int64, emb Embedder, prog *progressTracker) *embedStage {
+	return &embedStage{db: db, repoID: repoID, emb: emb, prog: prog, in: make(chan []pendingSymbol, 8)}
+}
+
+func (e *embedStage) enqueue(ctx context.Context, syms []pendingSymbol) error {
+	if len(syms) == 0 {
+		return nil
+	}
+	e.prog.queued(len(syms))
+	select {
+	case e.in <- syms:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (e *embedStage) close() { close(e.in) }
+
+// enqueuePending queues symbols left without a vector by an earlier run (embedder
+// down, or a crash between the write and the embedding).
+func (e *embedStage) enqueuePending(ctx context.Context) error {
+	rows, err := e.db.Pool.Query(ctx, `
+		SELECT id, content_hash, qualified_name, path, doc, content FROM symbols
+		WHERE repository_id = $1 AND embedding_state = 'pending' ORDER BY id`, e.repoID)
+	if err != nil {
+		return fmt.Errorf("list pending symbols: %w", err)
+	}
+	syms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingSymbol, error) {
+		var s pendingSymbol
+		var q, p, doc, content string
+		err := r.Scan(&s.id, &s.hash, &q, &p, &doc, &content)
+		s.text = embedText(q, p, "", doc, content)
+		return s, err
+	})
+	if err != nil {
+		return fmt.Errorf("list pending symbols: %w", err)
+	}
+	for len(syms) > 0 {
+		n := min(len(syms), embedBatch)
+		if err := e.enqueue(ctx, syms[:n]); err != nil {
+			return err
+		}
+		syms = syms[n:]
+	}
+	return nil
+}
+
+func (e *embedStage) run(ctx context.Context) error {
+	var buf []pendingSymbol
+	for syms := range e.in {
+		if e.unavailable != nil {
+			continue // drain: these stay pending
+		}
+		buf = append(buf, syms...)
+		for len(buf) >= embedBatch {
+			if err := e.embed(ctx, buf[:embedBatch]); err != nil {
+				return err
+			}
+			buf = buf[embedBatch:]
+		}
+	}
+	if e.unavailable == nil && len(buf) > 0 {
+		return e.embed(ctx, buf)
+	}
+	return nil
+}
+
+func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
+	texts := make([]string, len(syms))
+	for i, s := range syms {
+		texts[i] = s.text
+	}
+	vecs, err := e.emb.Embed(ctx, texts)
+	if err != nil {
+		if errUnavailable(err) {
+			e.unavailable = err
+			return nil
+		}
+		return fmt.Errorf("embed %d symbols with %s: %w", len(syms), e.emb.Name(), err)
+	}
+	if len(vecs) != len(syms) {
+		return fmt.Errorf("embedder %s returned %d vectors for %d texts", e.emb.Name(), len(vecs), len(syms))
+	}
+	model := e.emb.Name()
+	ids := make([]int64, len(syms))
+	err = pgx.BeginFunc(ctx, e.db.Pool, func(tx pgx.Tx) error {
+		rows := make([][]any, len(syms))
+		for i, s := range syms {
+			ids[i] = s.id
+			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewVector(vecs[i])}
+		}
+		// A symbol deleted since it was queued (a later file in the same run cannot
+		// delete it, but a concurrent run could) would fail the foreign key: stage
+		// through a temp table and insert only those still present.
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS embed_stage
+			(repository_id bigint, symbol_id bigint, model text, content_hash text, embedding vector) ON COMMIT DELETE ROWS`); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"embed_stage"},
+			[]string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `
+			INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
+			SELECT st.repository_id, st.symbol_id, st.model, st.content_hash, st.embedding
+			FROM embed_stage st JOIN symbols s ON s.repository_id = st.repository_id AND s.id = st.symbol_id
+			ON CONFLICT (repository_id, symbol_id, model) DO UPDATE
+			SET embedding = EXCLUDED.embedding, content_hash = EXCLUDED.content_hash`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'
+			WHERE repository_id = $1 AND id = ANY($2)`, e.repoID, ids)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("store %d embeddings: %w", len(syms), err)
+	}
+	e.prog.embedded(len(syms))
+	return nil
+}

@@ -1,0 +1,464 @@
+// Package index turns a repository into the rows every other part of spelunk reads:
+// files, symbol chunks, graph edges and embeddings.
+//
+// The pipeline: list the files (git blob SHAs, or content hashes for the working tree),
+// compare them with what the database holds, and for the files that changed: read
+// (one goroutine; git cat-file --batch) -> classify, redact, parse (one worker per core)
+// -> write (one goroutine; a few files per transaction, each file's rows replaced
+// atomically, bulk rows through COPY) -> embed (one goroutine, batched, concurrent
+// with the rest). Graph edges are resolved in SQL at the end of the run.
+//
+// Crash safety follows from the order: a file's rows carry its blob SHA and are
+// committed whole, so a re-run after a kill -9 sees exactly the files still to do;
+// symbols committed without a vector are 'pending' and embedded by the next run.
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/parse"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/source"
+)
+
+// Embedder is what the indexer needs of an embedding model.
+type Embedder interface {
+	Name() string
+	Dims() int
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Options configure one run.
+type Options struct {
+	Full         bool  // drop the repository's rows and index from scratch
+	WorkingTree  bool  // index uncommitted changes too (revision "working-tree")
+	MaxFileBytes int64 // skip larger files; 0 = 1 MiB
+	Workers      int   // parse workers; 0 = one per core
+	// Progress, when set, receives snapshots at most every ProgressEvery.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+// Progress is a snapshot of a run.
+type Progress struct {
+	Phase        string // "listing", "indexing", "embedding", "resolving", "done"
+	FilesTotal   int    // files to (re)index in this run
+	FilesDone    int
+	FilesSkipped int
+	Chunks       int
+	EmbedQueued  int
+	Embedded     int
+	Elapsed      time.Duration
+}
+
+// Rate is files per second so far.
+func (p Progress) Rate() float64 {
+	if p.Elapsed <= 0 {
+		return 0
+	}
+	return float64(p.FilesDone) / p.Elapsed.Seconds()
+}
+
+// ETA estimates the time left for the files of this run.
+func (p Progress) ETA() time.Duration {
+	r := p.Rate()
+	if r == 0 || p.FilesDone >= p.FilesTotal {
+		return 0
+	}
+	return time.Duration(float64(p.FilesTotal-p.FilesDone) / r * float64(time.Second))
+}
+
+// Summary is the result of a run, in the JSON shape of DESIGN.md §11.
+type Summary struct {
+	Repository       string   `json:"repository"`
+	RepositoryID     int64    `json:"repository_id"`
+	Revision         string   `json:"revision"`
+	FilesIndexed     int      `json:"files_indexed"`
+	FilesUnchanged   int      `json:"files_unchanged"`
+	FilesDeleted     int      `json:"files_deleted"`
+	FilesSkipped     int      `json:"files_skipped"`
+	Symbols          int      `json:"symbols"`
+	Edges            int      `json:"edges"`
+	Embedded         int      `json:"embedded"`
+	PendingEmbedding int      `json:"pending_embedding"`
+	EmbeddingModel   string   `json:"embedding_model"`
+	DurationMS       int64    `json:"duration_ms"`
+	Notes            []string `json:"notes,omitempty"`
+}
+
+// Indexer writes repositories into a database.
+type Indexer struct {
+	db  *pg.DB
+	emb Embedder
+}
+
+// New returns an indexer writing to db and embedding with emb.
+func New(db *pg.DB, emb Embedder) *Indexer { return &Indexer{db: db, emb: emb} }
+
+// target is one file the run wants in the database.
+type target struct {
+	source.File
+	revision string // commit SHA or source.WorkingTreeRev
+}
+
+// stored is what the database holds for a path.
+type stored struct {
+	blob   string
+	status string
+}
+
+// Index brings the database in line with the repository at dir.
+func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary, error) {
+	start := time.Now()
+	repo, err := source.Open(ctx, dir)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer repo.Close()
+	if repo.IsGit && repo.Head == "" && !opts.WorkingTree {
+		return Summary{}, fmt.Errorf("index %s: the repository has no commits yet: commit something, or index the working tree with --working-tree", repo.Root)
+	}
+
+	sum := Summary{Repository: repo.Root, EmbeddingModel: ix.emb.Name()}
+	rec, err := ix.db.EnsureRepository(ctx, repo.Root)
+	if err != nil {
+		return sum, err
+	}
+	sum.RepositoryID = rec.ID
+	if err := ix.db.RegisterModel(ctx, pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}); err != nil {
+		return sum, err
+	}
+
+	prog := newProgressTracker(opts, start)
+	prog.phase("listing")
+	targets, revision, err := listTargets(ctx, repo, opts)
+	if err != nil {
+		return sum, err
+	}
+	sum.Revision = revision
+
+	w := &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name()}
+	interrupted, err := w.beginRun(ctx, opts.Full)
+	if err != nil {
+		return sum, err
+	}
+	have, err := w.storedFiles(ctx)
+	if err != nil {
+		return sum, err
+	}
+
+	var todo []target
+	keep := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		keep[t.Path] = true
+		if s, ok := have[t.Path]; ok && s.blob == t.BlobSHA && s.status != "" {
+			sum.FilesUnchanged++
+			continue
+		}
+		todo = append(todo, t)
+	}
+	var deleted []string
+	for p := range have {
+		if !keep[p] {
+			deleted = append(deleted, p)
+		}
+	}
+	sort.Strings(deleted)
+	sum.FilesDeleted = len(deleted)
+
+	paths := make([]string, 0, len(targets))
+	goMods := map[string][]byte{}
+	for _, t := range targets {
+		paths = append(paths, t.Path)
+		if path.Base(t.Path) == "go.mod" && t.Skip == "" {
+			if data, err := repo.Read(ctx, t.File, t.revision); err == nil {
+				goMods[t.Path] = data
+			}
+		}
+	}
+	resolver := newImportResolver(paths, goMods)
+
+	prog.setTotal(len(todo))
+	prog.phase("indexing")
+	emb := newEmbedStage(ix.db, rec.ID, ix.emb, prog)
+	g, gctx := errgroup.WithContext(ctx)
+	embedDone := make(chan struct{})
+	g.Go(func() error {
+		defer close(embedDone)
+		return emb.run(gctx)
+	})
+	g.Go(func() error {
+		defer emb.close()
+		if err := emb.enqueuePending(gctx); err != nil {
+			return err
+		}
+		if len(deleted) > 0 {
+			if err := w.deleteFiles(gctx, deleted); err != nil {
+				return err
+			}
+		}
+		return ix.pipeline(gctx, repo, todo, resolver, w, emb, prog, opts)
+	})
+	if err := g.Wait(); err != nil {
+		return sum, err
+	}
+
+	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
+	if changed {
+		prog.phase("resolving")
+		if err := w.resolveEdges(ctx); err != nil {
+			return sum, err
+		}
+	}
+	counts, err := w.counts(ctx)
+	if err != nil {
+		return sum, err
+	}
+	sum.Symbols, sum.Edges, sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
+	p := prog.snapshot()
+	sum.FilesIndexed = p.FilesDone - p.FilesSkipped
+	sum.FilesSkipped = p.FilesSkipped
+	sum.Embedded = p.Embedded
+	if emb.unavailable != nil {
+		sum.Notes = append(sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", emb.unavailable, sum.PendingEmbedding))
+	}
+	if err := w.finishRun(ctx, revision, repo.Branch, opts.WorkingTree, ix.emb.Name()); err != nil {
+		return sum, err
+	}
+	prog.phase("done")
+	sum.DurationMS = time.Since(start).Milliseconds()
+	return sum, nil
+}
+
+// listTargets returns the files the index should hold and the revision label.
+func listTargets(ctx context.Context, repo *source.Repo, opts Options) ([]target, string, error) {
+	sopts := source.Options{MaxFileBytes: opts.MaxFileBytes}
+	if !repo.IsGit {
+		files, err := repo.WorkingTree(ctx, sopts)
+		if err != nil {
+			return nil, "", err
+		}
+		return withRevision(files, source.WorkingTreeRev), source.WorkingTreeRev, nil
+	}
+	var committed []source.File
+	if repo.Head != "" {
+		var err error
+		if committed, err = repo.Files(ctx, sopts); err != nil {
+			return nil, "", err
+		}
+	}
+	if !opts.WorkingTree {
+		return withRevision(committed, repo.Head), repo.Head, nil
+	}
+	wt, err := repo.WorkingTree(ctx, sopts)
+	if err != nil {
+		return nil, "", err
+	}
+	atHead := make(map[string]string, len(committed))
+	for _, f := range committed {
+		atHead[f.Path] = f.BlobSHA
+	}
+	out := make([]target, 0, len(wt))
+	for _, f := range wt {
+		rev := source.WorkingTreeRev
+		if atHead[f.Path] == f.BlobSHA {
+			rev = repo.Head // unchanged since the commit: keep labelling it with the commit
+		}
+		out = append(out, target{File: f, revision: rev})
+	}
+	return out, source.WorkingTreeRev, nil
+}
+
+func withRevision(files []source.File, rev string) []target {
+	out := make([]target, len(files))
+	for i, f := range files {
+		out[i] = target{File: f, revision: rev}
+	}
+	return out
+}
+
+// parsed is one file ready to be written.
+type parsed struct {
+	target
+	language string
+	status   string // indexed | partial | skipped
+	skip     string
+	notes    []string
+	secrets  int
+	hash     string
+	file     *parse.File
+	imports  []string // resolved path per file.Imports entry ("" = external)
+}
+
+func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []target, resolver *importResolver,
+	w *writer, emb *embedStage, prog *progressTracker, opts Options) error {
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	type job struct {
+		target
+		data []byte
+		err  error
+	}
+	jobs := make(chan job, workers*4)
+	results := make(chan parsed, workers*4)
+	g, ctx := errgroup.WithContext(ctx)
+
+	g.Go(func() error { // reader: git cat-file is one sequential stream
+		defer close(jobs)
+		for _, t := range todo {
+			j := job{target: t}
+			if t.Skip == "" {
+				j.data, j.err = repo.Read(ctx, t.File, t.revision)
+			}
+			select {
+			case jobs <- j:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		g.Go(func() error {
+			defer wg.Done()
+			for j := range jobs {
+				p := prepare(j.target, j.data, j.err, resolver)
+				select {
+				case results <- p:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	g.Go(func() error {
+		wg.Wait()
+		close(results)
+		return nil
+	})
+	g.Go(func() error { // writer: batches of files, one transaction each
+		const maxFiles, maxChunks = 64, 2000
+		var batch []parsed
+		chunks := 0
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			pending, err := w.writeFiles(ctx, batch)
+			if err != nil {
+				return err
+			}
+			for _, p := range batch {
+				prog.fileDone(p.status == "skipped", len(p.symbols()))
+			}
+			if err := emb.enqueue(ctx, pending); err != nil {
+				return err
+			}
+			batch, chunks = batch[:0], 0
+			return nil
+		}
+		for p := range results {
+			batch = append(batch, p)
+			chunks += len(p.symbols())
+			if len(batch) >= maxFiles || chunks >= maxChunks {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+		return flush()
+	})
+	return g.Wait()
+}
+
+func (p parsed) symbols() []parse.Symbol {
+	if p.file == nil {
+		return nil
+	}
+	return p.file.Symbols
+}
+
+// prepare classifies, redacts and parses one file. It never fails: problems become
+// a skip reason or a note on the file, so one bad file never stops a run.
+func prepare(t target, data []byte, readErr error, resolver *importResolver) parsed {
+	p := parsed{target: t, language: parse.Language(t.Path), status: "indexed"}
+	if t.Skip != "" {
+		p.status, p.skip = "skipped", t.Skip
+		return p
+	}
+	if readErr != nil {
+		p.status, p.skip = "skipped", source.SkipUnreadable
+		p.notes = append(p.notes, readErr.Error())
+		return p
+	}
+	if reason := source.Classify(t.Path, data[:min(len(data), source.SniffLen)], int64(len(data)), source.Options{}); reason != "" {
+		p.status, p.skip = "skipped", reason
+		return p
+	}
+	if p.language == "" {
+		p.status, p.skip = "skipped", source.SkipBinary
+		return p
+	}
+	p.hash = contentHash(data)
+	clean, findings := redactSecrets(data)
+	p.secrets = findings
+	f, err := parse.Parse(t.Path, clean, parse.Options{})
+	if err != nil {
+		p.status, p.skip = "skipped", "parse-error"
+		p.notes = append(p.notes, err.Error())
+		return p
+	}
+	p.file = f
+	p.notes = append(p.notes, f.Notes...)
+	if f.Partial {
+		p.status = "partial"
+	}
+	if findings > 0 {
+		p.notes = append(p.notes, fmt.Sprintf("%d secret(s) redacted", findings))
+	}
+	p.imports = make([]string, len(f.Imports))
+	for i, imp := range f.Imports {
+		p.imports[i] = resolver.resolve(f.Language, t.Path, imp.Path)
+	}
+	return p
+}
+
+// embedText is what a symbol's vector is computed from: where it is and what it says.
+func embedText(qualified, path, signature, doc, content string) string {
+	const maxContent = 2000
+	if len(content) > maxContent {
+		content = content[:maxContent]
+	}
+	var b strings.Builder
+	b.WriteString(qualified)
+	b.WriteByte('\n')
+	b.WriteString(path)
+	b.WriteByte('\n')
+	if doc != "" {
+		b.WriteString(doc)
+		b.WriteByte('\n')
+	}
+	b.WriteString(content)
+	_ = signature
+	return b.String()
+}
+
+// errUnavailable reports whether err means the embedding backend is down (rows are
+// then left pending) rather than a bug.
+func errUnavailable(err error) bool { return errors.Is(err, embed.ErrUnavailable) }

@@ -1,0 +1,82 @@
+package index
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"sync"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/redact"
+)
+
+// progressTracker counts a run and reports snapshots, throttled.
+type progressTracker struct {
+	mu    sync.Mutex
+	p     Progress
+	start time.Time
+	last  time.Time
+	every time.Duration
+	fn    func(Progress)
+}
+
+func newProgressTracker(opts Options, start time.Time) *progressTracker {
+	every := opts.ProgressEvery
+	if every == 0 {
+		every = 100 * time.Millisecond
+	}
+	return &progressTracker{start: start, every: every, fn: opts.Progress}
+}
+
+func (t *progressTracker) update(force bool, f func(p *Progress)) {
+	t.mu.Lock()
+	f(&t.p)
+	now := time.Now()
+	t.p.Elapsed = now.Sub(t.start)
+	var snap Progress
+	report := t.fn != nil && (force || now.Sub(t.last) >= t.every)
+	if report {
+		t.last = now
+		snap = t.p
+	}
+	t.mu.Unlock()
+	if report {
+		t.fn(snap)
+	}
+}
+
+func (t *progressTracker) phase(name string) {
+	t.update(true, func(p *Progress) { p.Phase = name })
+}
+
+func (t *progressTracker) setTotal(n int) { t.update(false, func(p *Progress) { p.FilesTotal = n }) }
+
+func (t *progressTracker) fileDone(skipped bool, chunks int) {
+	t.update(false, func(p *Progress) {
+		p.FilesDone++
+		if skipped {
+			p.FilesSkipped++
+		}
+		p.Chunks += chunks
+	})
+}
+
+func (t *progressTracker) queued(n int) { t.update(false, func(p *Progress) { p.EmbedQueued += n }) }
+
+func (t *progressTracker) embedded(n int) { t.update(false, func(p *Progress) { p.Embedded += n }) }
+
+func (t *progressTracker) snapshot() Progress {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.p
+}
+
+func contentHash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:16])
+}
+
+// redactSecrets replaces secrets before anything is stored or embedded.
+func redactSecrets(data []byte) ([]byte, int) {
+	clean, findings := redact.Redact(data)
+	return clean, len(findings)
+}

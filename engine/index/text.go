@@ -1,0 +1,80 @@
+package index
+
+import (
+	"path"
+	"strings"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+)
+
+// SearchText turns code into what the full-text index stores. Code is not English:
+// to_tsvector('simple', 'isEligibleForRefund') is one token, so every identifier is
+// kept whole (lower-cased, for exact lookups) and also split into its words
+// (is eligible for refund), the same split the query side applies (embed.Tokenize).
+func SearchText(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/4)
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		word := s[start:end]
+		start = -1
+		lower := strings.ToLower(word)
+		parts := embed.Tokenize(word)
+		b.WriteString(lower)
+		b.WriteByte(' ')
+		if len(parts) > 1 || (len(parts) == 1 && parts[0] != lower) {
+			for _, p := range parts {
+				b.WriteString(p)
+				b.WriteByte(' ')
+			}
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+	}
+	flush(len(s))
+	return strings.TrimSpace(b.String())
+}
+
+// IsTest reports whether path holds tests or examples. Such files are word-rich and
+// crowd out library code in retrieval, so search ranks them lower (DESIGN.md §6).
+func IsTest(p string) bool {
+	base := path.Base(p)
+	lower := strings.ToLower(base)
+	switch {
+	case strings.HasSuffix(lower, "_test.go"),
+		strings.HasPrefix(lower, "test_") && strings.HasSuffix(lower, ".py"),
+		strings.HasSuffix(lower, "_test.py"),
+		lower == "conftest.py",
+		strings.Contains(lower, ".test."), strings.Contains(lower, ".spec."),
+		strings.HasSuffix(lower, "_spec.rb"), strings.HasSuffix(lower, "test.java"):
+		return true
+	}
+	for _, dir := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(dir) {
+		case "test", "tests", "__tests__", "testing", "testdata", "spec", "specs",
+			"example", "examples", "_examples", "e2e", "fixtures", "benchmark", "benchmarks":
+			return true
+		}
+	}
+	return false
+}
+
+// dirOf is a file's directory, "" at the repository root.
+func dirOf(p string) string {
+	d := path.Dir(p)
+	if d == "." {
+		return ""
+	}
+	return d
+}

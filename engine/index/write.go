@@ -1,0 +1,284 @@
+package index
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/parse"
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// writer owns every statement that changes a repository's code rows.
+type writer struct {
+	db     *pg.DB
+	repoID int64
+	model  string
+}
+
+// beginRun marks a run as started. It reports whether the previous run was
+// interrupted (started but never finished), in which case edges are re-resolved even
+// when no file changed. Full drops every file of the repository first.
+func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err error) {
+	err = w.db.Pool.QueryRow(ctx, `
+		WITH prev AS (SELECT indexing_started IS NOT NULL AS running FROM repositories WHERE id = $1)
+		UPDATE repositories SET indexing_started = now() WHERE id = $1
+		RETURNING (SELECT running FROM prev)`, w.repoID).Scan(&interrupted)
+	if err != nil {
+		return false, fmt.Errorf("start indexing run: %w", err)
+	}
+	if full {
+		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1`, w.repoID); err != nil {
+			return interrupted, fmt.Errorf("drop indexed files: %w", err)
+		}
+	}
+	return interrupted, nil
+}
+
+func (w *writer) finishRun(ctx context.Context, revision, branch string, workingTree bool, model string) error {
+	_, err := w.db.Pool.Exec(ctx, `
+		UPDATE repositories SET indexing_started = NULL, last_indexed_at = now(),
+			last_commit = NULLIF($2, 'working-tree'), working_tree = $3, embedding_model = $4,
+			default_branch = COALESCE(NULLIF($5, ''), default_branch)
+		WHERE id = $1`, w.repoID, revision, workingTree, model, branch)
+	if err != nil {
+		return fmt.Errorf("finish indexing run: %w", err)
+	}
+	return nil
+}
+
+func (w *writer) storedFiles(ctx context.Context) (map[string]stored, error) {
+	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status FROM files WHERE repository_id = $1`, w.repoID)
+	if err != nil {
+		return nil, fmt.Errorf("list indexed files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]stored{}
+	for rows.Next() {
+		var p string
+		var s stored
+		if err := rows.Scan(&p, &s.blob, &s.status); err != nil {
+			return nil, fmt.Errorf("list indexed files: %w", err)
+		}
+		out[p] = s
+	}
+	return out, rows.Err()
+}
+
+// deleteFiles removes files gone from the repository; their symbols, edges and
+// vectors go with them (ON DELETE CASCADE).
+func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
+	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
+		return fmt.Errorf("delete %d files: %w", len(paths), err)
+	}
+	return nil
+}
+
+// writeFiles replaces the rows of a batch of files in one transaction, so each file
+// is replaced atomically. Vectors of unchanged chunks (same content hash, same
+// model) are carried over; it returns the new symbols that still need one.
+func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbol, error) {
+	var pending []pendingSymbol
+	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		pending = pending[:0]
+		nSyms := 0
+		var hashes []string
+		paths := make([]string, len(batch))
+		for i, p := range batch {
+			paths[i] = p.Path
+			for _, s := range p.symbols() {
+				hashes = append(hashes, symbolHash(s, p.Path))
+			}
+			nSyms += len(p.symbols())
+		}
+		reuse, err := w.reusableVectors(ctx, tx, hashes)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
+			return fmt.Errorf("delete old rows: %w", err)
+		}
+		fileIDs, err := allocIDs(ctx, tx, "files", len(batch))
+		if err != nil {
+			return err
+		}
+		symIDs, err := allocIDs(ctx, tx, "symbols", nSyms)
+		if err != nil {
+			return err
+		}
+
+		var fileRows, symRows, edgeRows, vecRows [][]any
+		next := 0
+		for i, p := range batch {
+			fid := fileIDs[i]
+			fileRows = append(fileRows, []any{w.repoID, fid, p.Path, dirOf(p.Path), p.BlobSHA, p.revision,
+				nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
+				nonNil(p.notes), p.secrets, IsTest(p.Path)})
+			if p.file == nil {
+				continue
+			}
+			ids := symIDs[next : next+len(p.file.Symbols)]
+			next += len(p.file.Symbols)
+			isTest := IsTest(p.Path)
+			for j, s := range p.file.Symbols {
+				var parent any
+				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
+					parent = ids[s.Parent]
+				}
+				h := symbolHash(s, p.Path)
+				state := "pending"
+				if v, ok := reuse[h]; ok {
+					state = "embedded"
+					vecRows = append(vecRows, []any{w.repoID, ids[j], w.model, h, v})
+				} else {
+					pending = append(pending, pendingSymbol{id: ids[j], hash: h,
+						text: embedText(s.QualifiedName, p.Path, s.Signature, s.Doc, s.Content)})
+				}
+				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, s.Name, s.QualifiedName,
+					nonNil(s.Aliases), string(s.Kind), parent, nullIfEmpty(s.Receiver), s.Signature, s.Doc,
+					s.StartLine, s.EndLine, s.StartByte, s.EndByte, s.Content, h, p.file.Language,
+					s.Exported, isTest, p.revision, state,
+					SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc + "\n" + s.Content)})
+				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
+					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
+						s.Name, "", nil, p.Path, s.StartLine})
+				}
+			}
+			for k, imp := range p.file.Imports {
+				var tp any
+				if p.imports[k] != "" {
+					tp = p.imports[k]
+				}
+				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[0], "imports", nil,
+					imp.Path, importBinding(p.file.Language, imp), tp, p.Path, imp.Line})
+			}
+			for _, r := range p.file.Refs {
+				if r.Kind == parse.RefImports {
+					continue // recorded from Imports, which carry the binding
+				}
+				from := r.From
+				if from < 0 || from >= len(ids) {
+					from = 0
+				}
+				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[from], string(r.Kind), nil,
+					r.Name, r.Qualifier, nil, p.Path, r.Line})
+			}
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"files"}, []string{"repository_id", "id", "path", "dir",
+			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
+			"secrets_redacted", "is_test"}, pgx.CopyFromRows(fileRows)); err != nil {
+			return fmt.Errorf("copy files: %w", err)
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "file_id",
+			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
+			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
+			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
+			"search_body"}, pgx.CopyFromRows(symRows)); err != nil {
+			return fmt.Errorf("copy symbols: %w", err)
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"edges"}, []string{"repository_id", "file_id", "source_id",
+			"kind", "target_id", "target_name", "target_qualifier", "target_path", "path", "line"},
+			pgx.CopyFromRows(edgeRows)); err != nil {
+			return fmt.Errorf("copy edges: %w", err)
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id",
+			"model", "content_hash", "embedding"}, pgx.CopyFromRows(vecRows)); err != nil {
+			return fmt.Errorf("copy reused embeddings: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("write %d files (first %s): %w", len(batch), batch[0].Path, err)
+	}
+	return pending, nil
+}
+
+// reusableVectors fetches this model's vectors for content hashes already embedded
+// anywhere in the repository.
+func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string) (map[string]pgvector.Vector, error) {
+	out := map[string]pgvector.Vector{}
+	if len(hashes) == 0 {
+		return out, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT DISTINCT ON (content_hash) content_hash, embedding FROM symbol_embeddings
+		WHERE repository_id = $1 AND model = $2 AND content_hash = ANY($3)`, w.repoID, w.model, hashes)
+	if err != nil {
+		return nil, fmt.Errorf("look up reusable embeddings: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		var v pgvector.Vector
+		if err := rows.Scan(&h, &v); err != nil {
+			return nil, fmt.Errorf("look up reusable embeddings: %w", err)
+		}
+		out[h] = v
+	}
+	return out, rows.Err()
+}
+
+// allocIDs takes n ids from a table's identity sequence, so linked rows (parent
+// symbols, edges) can be written with COPY in one pass.
+func allocIDs(ctx context.Context, tx pgx.Tx, table string, n int) ([]int64, error) {
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)`, table, n)
+	if err != nil {
+		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
+	}
+	return ids, nil
+}
+
+// symbolHash identifies a chunk's embedded text: the same hash means the same vector.
+func symbolHash(s parse.Symbol, path string) string {
+	return contentHash([]byte(embedText(s.QualifiedName, path, s.Signature, s.Doc, s.Content)))
+}
+
+// nameText is what the name field of the full-text index holds: the name, its
+// aliases and the qualified name.
+func nameText(s parse.Symbol) string {
+	t := s.Name + " " + s.QualifiedName
+	for _, a := range s.Aliases {
+		t += " " + a
+	}
+	return t
+}
+
+// importBinding is the local name under which an import is used, so that a call
+// `billing.Refund()` can be resolved through `import ".../billing"`.
+func importBinding(lang string, imp parse.Import) string {
+	if imp.Alias != "" {
+		return imp.Alias
+	}
+	if lang == "go" {
+		p := imp.Path
+		for i := len(p) - 1; i >= 0; i-- {
+			if p[i] == '/' {
+				return p[i+1:]
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

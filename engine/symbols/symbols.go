@@ -1,0 +1,158 @@
+// Package symbols reads the indexed symbols: listing, lookup by name or location, and
+// the source of one symbol. It never writes.
+package symbols
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// ErrNotFound is returned when no symbol matches.
+var ErrNotFound = errors.New("symbol not found")
+
+// Symbol is one indexed chunk.
+type Symbol struct {
+	ID            int64    `json:"id"`
+	Path          string   `json:"path"`
+	Name          string   `json:"name"`
+	QualifiedName string   `json:"qualified_name"`
+	Aliases       []string `json:"aliases,omitempty"`
+	Kind          string   `json:"kind"`
+	StartLine     int      `json:"start_line"`
+	EndLine       int      `json:"end_line"`
+	Parent        string   `json:"parent"` // the parent's qualified name, "" at top level
+	ParentID      *int64   `json:"-"`
+	Receiver      string   `json:"receiver,omitempty"`
+	Signature     string   `json:"signature,omitempty"`
+	Doc           string   `json:"-"`
+	Language      string   `json:"language,omitempty"`
+	Revision      string   `json:"revision"`
+	IsTest        bool     `json:"is_test,omitempty"`
+	Content       string   `json:"-"`
+}
+
+// WorkingTree reports whether the symbol comes from uncommitted changes.
+func (s Symbol) WorkingTree() bool { return s.Revision == "working-tree" }
+
+// Columns is the select list for Scan, over symbols aliased s and parents aliased p.
+const Columns = `s.id, s.path, s.name, s.qualified_name, s.aliases, s.kind, s.start_line, s.end_line,
+	coalesce(p.qualified_name, ''), s.parent_id, coalesce(s.receiver, ''), s.signature, s.doc,
+	coalesce(s.language, ''), s.revision, s.is_test`
+
+// From is the matching FROM clause.
+const From = `symbols s LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id`
+
+// Scan reads one row selected with Columns (content not included).
+func Scan(row pgx.Row) (Symbol, error) {
+	var s Symbol
+	err := row.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
+		&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest)
+	return s, err
+}
+
+// Filter narrows List.
+type Filter struct {
+	Path  string // exact path, or a prefix ending in "/"
+	Kind  string
+	Name  string // exact name or qualified name, case-insensitive
+	Limit int    // 0 = no limit
+}
+
+// List returns the repository's symbols in path and line order.
+func List(ctx context.Context, db *pg.DB, repoID int64, f Filter) ([]Symbol, error) {
+	q := `SELECT ` + Columns + ` FROM ` + From + ` WHERE s.repository_id = $1`
+	args := []any{repoID}
+	if f.Path != "" {
+		args = append(args, f.Path)
+		if strings.HasSuffix(f.Path, "/") {
+			q += fmt.Sprintf(` AND starts_with(s.path, $%d)`, len(args))
+		} else {
+			q += fmt.Sprintf(` AND s.path = $%d`, len(args))
+		}
+	}
+	if f.Kind != "" {
+		args = append(args, f.Kind)
+		q += fmt.Sprintf(` AND s.kind = $%d`, len(args))
+	}
+	if f.Name != "" {
+		args = append(args, strings.ToLower(f.Name))
+		q += fmt.Sprintf(` AND (lower(s.name) = $%[1]d OR lower(s.qualified_name) = $%[1]d)`, len(args))
+	}
+	q += ` ORDER BY s.path, s.start_line, s.id`
+	if f.Limit > 0 {
+		q += fmt.Sprintf(` LIMIT %d`, f.Limit)
+	}
+	rows, err := db.Pool.Query(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list symbols: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Symbol, error) { return Scan(r) })
+	if err != nil {
+		return nil, fmt.Errorf("list symbols: %w", err)
+	}
+	return out, nil
+}
+
+// Get returns one symbol with its content.
+func Get(ctx context.Context, db *pg.DB, repoID, id int64) (Symbol, error) {
+	row := db.Pool.QueryRow(ctx, `SELECT `+Columns+`, s.content FROM `+From+` WHERE s.repository_id = $1 AND s.id = $2`, repoID, id)
+	var s Symbol
+	err := row.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
+		&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest, &s.Content)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("symbol %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return s, fmt.Errorf("get symbol %d: %w", id, err)
+	}
+	return s, nil
+}
+
+// Find resolves what a person types to symbols: a plain or qualified name
+// ("Refund", "Cart.add", "billing.Refund"), optionally narrowed to a path. Exact
+// matches come first, then case-insensitive ones. File headers, parts and text blocks
+// are not definitions and are left out.
+func Find(ctx context.Context, db *pg.DB, repoID int64, name, path string) ([]Symbol, error) {
+	if strings.TrimSpace(name) == "" {
+		return nil, errors.New("empty symbol name")
+	}
+	rows, err := db.Pool.Query(ctx, `SELECT `+Columns+` FROM `+From+`
+		WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block')
+		  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR $2 = ANY (s.aliases))
+		  AND ($3 = '' OR s.path = $3 OR starts_with(s.path, $3))
+		ORDER BY (s.qualified_name = $2) DESC, (s.name = $2) DESC, s.is_test, s.path, s.start_line
+		LIMIT 50`, repoID, name, path)
+	if err != nil {
+		return nil, fmt.Errorf("find symbol %q: %w", name, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Symbol, error) { return Scan(r) })
+	if err != nil {
+		return nil, fmt.Errorf("find symbol %q: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%q: %w", name, ErrNotFound)
+	}
+	return out, nil
+}
+
+// At returns the innermost definition covering path:line (a method rather than its
+// class; a definition rather than the file header).
+func At(ctx context.Context, db *pg.DB, repoID int64, path string, line int) (Symbol, error) {
+	row := db.Pool.QueryRow(ctx, `SELECT `+Columns+` FROM `+From+`
+		WHERE s.repository_id = $1 AND s.path = $2 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind <> 'part'
+		ORDER BY (s.kind = 'module'), (s.end_line - s.start_line), s.id LIMIT 1`, repoID, path, line)
+	s, err := Scan(row)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, fmt.Errorf("%s:%d: %w", path, line, ErrNotFound)
+	}
+	if err != nil {
+		return s, fmt.Errorf("symbol at %s:%d: %w", path, line, err)
+	}
+	return s, nil
+}
