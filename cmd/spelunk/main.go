@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/graph"
 )
 
 // usageError marks bad usage: exit code 2 instead of 1.
@@ -66,7 +68,9 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
 	pf.BoolVar(&g.json, "json", false, "machine-readable output")
 	g.embed.register(pf)
-	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g))
+	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
+		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, graph.Callers), newWalkCmd(g, graph.Callees),
+		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g))
 	return root
 }
 

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/eval"
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/search"
+)
+
+func newEvalCmd(g *globals) *cobra.Command {
+	var queries string
+	var baseline, perQuery bool
+	cmd := &cobra.Command{
+		Use:   "eval --queries FILE",
+		Short: "Measure retrieval on a query set: hit@k, recall, MRR, nDCG and latency per channel and query kind",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			if queries == "" {
+				return usagef("--queries FILE is required (JSON lines, see DESIGN.md §7)")
+			}
+			qs, err := eval.Load(queries)
+			if err != nil {
+				return err
+			}
+			root, err := repoRoot(ctx, g)
+			if err != nil {
+				return err
+			}
+			emb, note, err := g.embed.embedder()
+			if err != nil {
+				return err
+			}
+			if note != "" && !g.json {
+				fmt.Fprintln(os.Stderr, note)
+			}
+			db, err := openDB(ctx, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			// Index first (a no-op when the index is current).
+			sum, err := index.New(db, emb).Index(ctx, root, index.Options{})
+			if err != nil {
+				return err
+			}
+			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb)}
+			if baseline {
+				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
+				if err != nil {
+					return err
+				}
+				if !g.json {
+					fmt.Fprintf(os.Stderr, "baseline: %d fixed %d-token windows\n", n, eval.WindowTokens)
+				}
+				r.Extra = map[string]func(context.Context, eval.Query) ([]eval.Ranked, error){"window512-dense": run}
+			}
+			rep, err := r.Run(ctx, qs)
+			if err != nil {
+				return err
+			}
+			if !perQuery {
+				rep.PerQuery = nil
+			}
+			if g.json {
+				return json.NewEncoder(os.Stdout).Encode(rep)
+			}
+			fmt.Printf("%d queries on %s (%s)\n\n", rep.Queries, root, emb.Name())
+			fmt.Println("| config | kind | n | hit@1 | hit@5 | recall@5 | recall@10 | MRR@10 | nDCG@10 | p50 ms | p95 ms |")
+			fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+			for _, m := range rep.Results {
+				fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n",
+					m.Config, m.Kind, m.N, m.Hit1, m.Hit5, m.Recall5, m.Recall10, m.MRR10, m.NDCG10, m.P50MS, m.P95MS)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&queries, "queries", "", "query file (JSON lines)")
+	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
+	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
+	return cmd
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/graph"
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
+	var path string
+	var depth int
+	short := map[graph.Direction]string{
+		graph.Callers: "List the symbols that call NAME (and, with --depth, their callers)",
+		graph.Callees: "List the symbols NAME calls (and, with --depth, what those call)",
+	}[dir]
+	cmd := &cobra.Command{
+		Use:   string(dir) + " NAME",
+		Short: short,
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if depth < 1 || depth > graph.MaxDepth {
+				return usagef("--depth must be between 1 and %d", graph.MaxDepth)
+			}
+			db, rec, err := openRepo(cmd, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			anchor, err := lookupSymbol(cmd, db, rec, args[0], path)
+			if err != nil {
+				return err
+			}
+			w, err := graph.Symbols(ctx, db, rec.ID, []int64{anchor.ID}, dir, depth)
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(os.Stdout)
+			if !g.json {
+				fmt.Printf("%s of %s (%s:%d)\n", dir, anchor.QualifiedName, anchor.Path, anchor.StartLine)
+			}
+			for _, n := range w.Nodes {
+				if g.json {
+					if err := enc.Encode(walkLine{Path: n.Path, Name: n.Name, QualifiedName: n.QualifiedName, StartLine: n.StartLine, Depth: n.Depth, Edge: n.Kind}); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Printf("%s%s  %s:%d\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine)
+			}
+			if !g.json && dir == graph.Callees && len(w.Unresolved) > 0 {
+				seen := map[string]bool{}
+				var names []string
+				for _, u := range w.Unresolved {
+					n := u.Name
+					if u.Qual != "" {
+						n = u.Qual + "." + n
+					}
+					if !seen[n] {
+						seen[n] = true
+						names = append(names, n)
+					}
+				}
+				fmt.Printf("  (outside the repository: %s)\n", strings.Join(names, ", "))
+			}
+			if !g.json && len(w.Nodes) == 0 {
+				fmt.Println("  (none found)")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
+	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
+	return cmd
+}
+
+type walkLine struct {
+	Path          string `json:"path"`
+	Name          string `json:"name"`
+	QualifiedName string `json:"qualified_name"`
+	StartLine     int    `json:"start_line"`
+	Depth         int    `json:"depth"`
+	Edge          string `json:"edge"`
+}
+
+func newImportsCmd(g *globals, importers bool) *cobra.Command {
+	var depth int
+	use, short := "imports PATH", "List what the file at PATH imports (repository files and external modules)"
+	if importers {
+		use, short = "importers PATH|MODULE", "List the files that import PATH (a file or Go package directory) or an external MODULE"
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if depth < 1 || depth > graph.MaxDepth {
+				return usagef("--depth must be between 1 and %d", graph.MaxDepth)
+			}
+			db, rec, err := openRepo(cmd, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			var links []graph.FileLink
+			if importers {
+				links, err = graph.Importers(ctx, db, rec.ID, args[0], depth)
+			} else {
+				if _, err := symbols.List(ctx, db, rec.ID, symbols.Filter{Path: args[0], Kind: "module", Limit: 1}); err != nil {
+					return err
+				}
+				links, err = graph.Imports(ctx, db, rec.ID, args[0], depth)
+			}
+			if err != nil {
+				return err
+			}
+			enc := json.NewEncoder(os.Stdout)
+			for _, l := range links {
+				if g.json {
+					if err := enc.Encode(l); err != nil {
+						return err
+					}
+					continue
+				}
+				target := l.Path
+				if target == "" {
+					target = l.Module + " (external)"
+				}
+				fmt.Printf("%s%s\n", strings.Repeat("  ", l.Depth-1), target)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
+	return cmd
+}

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/alecthomas/chroma/v2/quick"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/search"
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+func newSearchCmd(g *globals) *cobra.Command {
+	var (
+		opts     search.Options
+		channels string
+		weights  string
+		explain  bool
+		kind     string
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY",
+		Short: "Hybrid search: ranked symbols with path:lines and where each score came from",
+		Long: "Search the repository with four channels (dense, lexical, symbol, graph) fused by Reciprocal Rank\n" +
+			"Fusion. --explain prints each result's per-channel rank, raw score and RRF contribution.",
+		Args: rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			if strings.TrimSpace(args[0]) == "" {
+				return usagef("empty query: type a name or a question")
+			}
+			if channels != "" {
+				for _, c := range strings.Split(channels, ",") {
+					ch := search.Channel(strings.TrimSpace(c))
+					if !validChannel(ch) {
+						return usagef("unknown channel %q (dense, lexical, symbol, graph)", c)
+					}
+					opts.Channels = append(opts.Channels, ch)
+				}
+			}
+			if weights != "" {
+				opts.Weights = map[search.Channel]float64{}
+				for _, kv := range strings.Split(weights, ",") {
+					k, v, ok := strings.Cut(kv, "=")
+					w, err := strconv.ParseFloat(v, 64)
+					if !ok || err != nil || !validChannel(search.Channel(k)) || w < 0 {
+						return usagef("bad --weights %q: want channel=weight,... e.g. dense=1,lexical=0.5", kv)
+					}
+					opts.Weights[search.Channel(k)] = w
+				}
+			}
+			switch kind {
+			case "", "identifier", "semantic":
+				opts.Kind = search.QueryKind(kind)
+			default:
+				return usagef("--kind must be identifier or semantic")
+			}
+			db, rec, err := openRepo(cmd, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			emb, _, err := g.embed.embedder()
+			if err != nil {
+				return err
+			}
+			resp, err := search.New(db, rec.ID, emb).Search(ctx, args[0], opts)
+			if errors.Is(err, search.ErrEmptyQuery) {
+				return usageError{err}
+			}
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return json.NewEncoder(os.Stdout).Encode(resp)
+			}
+			printSearch(resp, explain)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: dense,lexical,symbol,graph)")
+	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
+	f.Float64Var(&opts.K, "k", 60, "RRF constant k")
+	f.IntVar(&opts.Limit, "limit", 20, "number of results")
+	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
+	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")
+	f.Float64Var(&opts.TestFactor, "test-factor", 0.5, "score multiplier for test and example files (1 = no demotion)")
+	f.DurationVar(&opts.HalfLife, "half-life", 0, "recency decay half-life on the fused top results (0 = off)")
+	f.StringVar(&opts.Anchor, "anchor", "", "seed the graph channel from this symbol")
+	f.StringVar(&kind, "kind", "", "force the query kind: identifier or semantic (default: detected)")
+	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
+	return cmd
+}
+
+func validChannel(c search.Channel) bool {
+	for _, a := range search.AllChannels {
+		if a == c {
+			return true
+		}
+	}
+	return false
+}
+
+func printSearch(resp *search.Response, explain bool) {
+	fmt.Printf("%d results for %q (%s query, k=%g) in %s\n", len(resp.Results), resp.Query, resp.Kind, resp.K, resp.Took.Round(100_000))
+	for c, why := range resp.Unavailable {
+		fmt.Printf("  channel %s unavailable: %s\n", c, why)
+	}
+	for _, r := range resp.Results {
+		mark := ""
+		if r.WorkingTree() {
+			mark = " [working-tree]"
+		}
+		if r.Truncated {
+			mark += " [cut to budget]"
+		}
+		fmt.Printf("%3d  %.4f  %-8s %s  %s:%d-%d%s\n", r.Rank, r.Score, r.Kind, r.QualifiedName, r.Path, r.StartLine, r.EndLine, mark)
+		if explain {
+			var parts []string
+			for _, c := range search.AllChannels {
+				if cs, ok := r.Explain.Channels[c]; ok {
+					parts = append(parts, fmt.Sprintf("%s #%d (%.3f) +%.4f", c, cs.Rank, cs.Score, cs.Contribution))
+				}
+			}
+			line := "       " + strings.Join(parts, "  ")
+			if r.Explain.Boost > 0 {
+				line += fmt.Sprintf("  exact +%.2f", r.Explain.Boost)
+			}
+			if r.Explain.TestFactor != 1 {
+				line += fmt.Sprintf("  test x%.2f", r.Explain.TestFactor)
+			}
+			if r.Explain.Decay != 1 {
+				line += fmt.Sprintf("  decay x%.3f", r.Explain.Decay)
+			}
+			fmt.Println(line)
+		}
+	}
+	if explain && len(resp.Pruned) > 0 {
+		fmt.Println("pruned:")
+		for _, p := range resp.Pruned {
+			fmt.Printf("       %s  %s:%d  %s\n", p.Name, p.Path, p.StartLine, p.Reason)
+		}
+	}
+}
+
+func newShowCmd(g *globals) *cobra.Command {
+	var path string
+	cmd := &cobra.Command{
+		Use:   "show PATH:LINE | NAME",
+		Short: "Print a symbol's source (highlighted on a terminal)",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx := cmd.Context()
+			db, rec, err := openRepo(cmd, g)
+			if err != nil {
+				return err
+			}
+			defer db.Close()
+			sym, err := lookupSymbol(cmd, db, rec, args[0], path)
+			if err != nil {
+				return err
+			}
+			full, err := symbols.Get(ctx, db, rec.ID, sym.ID)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return json.NewEncoder(os.Stdout).Encode(struct {
+					symbols.Symbol
+					Content string `json:"content"`
+				}{full, full.Content})
+			}
+			rev := full.Revision
+			if len(rev) > 12 && !full.WorkingTree() {
+				rev = rev[:12]
+			}
+			fmt.Printf("%s %s  %s:%d-%d  @%s\n", full.Kind, full.QualifiedName, full.Path, full.StartLine, full.EndLine, rev)
+			if isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "" {
+				var buf bytes.Buffer
+				if err := quick.Highlight(&buf, full.Content, lexerName(full.Path), "terminal256", "monokai"); err == nil {
+					fmt.Print(buf.String())
+					return nil
+				}
+			}
+			fmt.Print(full.Content)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
+	return cmd
+}
+
+func lexerName(path string) string {
+	if i := strings.LastIndexByte(path, '.'); i >= 0 {
+		return path[i+1:]
+	}
+	return path
+}
+
+// lookupSymbol resolves PATH:LINE or a (qualified) name.
+func lookupSymbol(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path string) (symbols.Symbol, error) {
+	ctx := cmd.Context()
+	if p, l, ok := strings.Cut(arg, ":"); ok {
+		if line, err := strconv.Atoi(l); err == nil {
+			if line <= 0 {
+				return symbols.Symbol{}, usagef("line numbers start at 1")
+			}
+			return symbols.At(ctx, db, rec.ID, p, line)
+		}
+	}
+	syms, err := symbols.Find(ctx, db, rec.ID, arg, path)
+	if err != nil {
+		if errors.Is(err, symbols.ErrNotFound) {
+			return symbols.Symbol{}, fmt.Errorf("no symbol named %q in %s (try spelunk search %q)", arg, rec.Root, arg)
+		}
+		return symbols.Symbol{}, err
+	}
+	if len(syms) > 1 && syms[0].QualifiedName != arg && syms[0].Name != arg {
+		fmt.Fprintf(os.Stderr, "%d symbols match %q; showing %s:%d (narrow with --path)\n", len(syms), arg, syms[0].Path, syms[0].StartLine)
+	}
+	return syms[0], nil
+}

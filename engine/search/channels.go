@@ -1,0 +1,245 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// hit is one entry of a channel's ranked list.
+type hit struct {
+	id    int64
+	score float64
+}
+
+// channelDepth is how many hits each channel contributes to fusion.
+const channelDepth = 100
+
+// symbolChannel matches names: exact qualified names and names first, then
+// case-insensitive ones, aliases, then trigram near misses. Raw scores: 1.0 exact
+// qualified, 0.95 exact name, 0.9 case-insensitive, 0.85 alias, else 0.8 x trigram
+// similarity. For a question only exact (case-insensitive) names of its identifiers
+// count, scored 0.5: a near-miss on an English word is noise.
+func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
+	if len(p.identifiers) == 0 {
+		return nil, nil
+	}
+	var names, quals []string
+	for _, id := range p.identifiers {
+		quals = append(quals, strings.ToLower(id))
+		names = append(names, strings.ToLower(id[strings.LastIndex(id, ".")+1:]))
+	}
+	fuzzy := p.kind == Identifier
+	rows, err := s.db.Pool.Query(ctx, `
+		WITH q AS (SELECT unnest($2::text[]) AS name, unnest($3::text[]) AS qual, unnest($4::text[]) AS raw)
+		SELECT s.id, max(CASE
+			WHEN s.qualified_name = q.raw OR (q.raw LIKE '%.%' AND lower(s.qualified_name) = q.qual) THEN 1.0
+			WHEN q.raw LIKE '%.%' AND lower(s.name) = q.name AND (lower(s.receiver) = split_part(q.qual, '.', 1)
+			     OR lower(s.qualified_name) LIKE '%' || q.qual) THEN 0.98
+			WHEN s.name = q.raw THEN 0.95
+			WHEN lower(s.name) = q.name THEN 0.9
+			WHEN q.raw = ANY (s.aliases) OR q.name = ANY (s.aliases) THEN 0.85
+			ELSE 0.8 * similarity(lower(s.name), q.name) END) AS score
+		FROM q JOIN symbols s ON s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block')
+		  AND (lower(s.name) = q.name OR q.name = ANY (s.aliases) OR q.raw = ANY (s.aliases)
+		       OR ($5 AND lower(s.name) % q.name))
+		GROUP BY s.id
+		ORDER BY score DESC, bool_or(s.is_test), min(length(s.path)), s.id
+		LIMIT $6`, s.repoID, names, quals, p.identifiers, fuzzy, channelDepth)
+	if err != nil {
+		return nil, fmt.Errorf("symbol channel: %w", err)
+	}
+	hits, err := collectHits(rows)
+	if err != nil {
+		return nil, fmt.Errorf("symbol channel: %w", err)
+	}
+	if p.kind == Semantic {
+		for i := range hits {
+			hits[i].score *= 0.5
+		}
+	}
+	return hits, nil
+}
+
+// commonFraction: a query term found in more than this share of the repository's
+// chunks is dropped from the full-text query (unless every term is that common). On
+// 88k chunks a word in 45k rows costs ~100 ms of ranking and says nothing.
+const commonFraction = 0.08
+
+// lexicalCap bounds how many matching rows are ranked: beyond it the query is too
+// unspecific for rank order to matter much, and ranking is O(matches).
+const lexicalCap = 20000
+
+// lexicalChannel is full text over identifier-split text, OR-ed terms ranked by cover
+// density with weights name (A) > signature (B) > body (C).
+func (s *Searcher) lexicalChannel(ctx context.Context, p plan) ([]hit, error) {
+	terms := make([]string, 0, len(p.words))
+	for _, w := range p.words {
+		if t := tsTerm(w); t != "" {
+			terms = append(terms, t)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	if len(terms) > 1 {
+		var err error
+		if terms, err = s.dropCommonTerms(ctx, terms); err != nil {
+			return nil, err
+		}
+	}
+	query := strings.Join(terms, " | ")
+	rows, err := s.db.Pool.Query(ctx, `
+		WITH m AS (
+			SELECT s.id, s.tsv FROM symbols s
+			WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
+			LIMIT $3)
+		SELECT id, ts_rank_cd('{0.05, 0.2, 0.5, 1.0}', tsv, to_tsquery('simple', $2), 1) AS score
+		FROM m ORDER BY score DESC, id LIMIT $4`, s.repoID, query, lexicalCap, channelDepth)
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel: %w", err)
+	}
+	hits, err := collectHits(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel: %w", err)
+	}
+	return hits, nil
+}
+
+// dropCommonTerms removes terms matching too large a share of the chunks. The
+// counts stop at the threshold, so a common term costs a bounded amount.
+func (s *Searcher) dropCommonTerms(ctx context.Context, terms []string) ([]string, error) {
+	total, err := s.chunkCount(ctx)
+	if err != nil {
+		return nil, err
+	}
+	limit := int(float64(total)*commonFraction) + 1
+	if limit < 200 {
+		return terms, nil // a small repository: every term is cheap
+	}
+	rows, err := s.db.Pool.Query(ctx, `
+		SELECT t, (SELECT count(*) FROM (SELECT 1 FROM symbols
+			WHERE repository_id = $1 AND tsv @@ to_tsquery('simple', t) LIMIT $3) x)
+		FROM unnest($2::text[]) AS t`, s.repoID, terms, limit)
+	if err != nil {
+		return nil, fmt.Errorf("lexical term statistics: %w", err)
+	}
+	var kept []string
+	var t string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&t, &n}, func() error {
+		if n < limit {
+			kept = append(kept, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("lexical term statistics: %w", err)
+	}
+	if len(kept) == 0 {
+		return terms, nil
+	}
+	return kept, nil
+}
+
+// tsTerm makes one word safe as a tsquery operand: letters and digits only, quoted.
+func tsTerm(w string) string {
+	var b strings.Builder
+	for _, r := range w {
+		if r == '\'' || r == '\\' || r == ':' || r == '&' || r == '|' || r == '!' || r == '(' || r == ')' || r == '<' || r == '>' || r == '*' {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "'" + b.String() + "'"
+}
+
+// denseChannel ranks by cosine similarity on the model's partial HNSW index. The
+// model name is inlined as a literal so the planner can match the partial index
+// predicate (a parameter would hide it from a generic plan).
+func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hit, error) {
+	vecs, err := s.emb.Embed(ctx, []string{p.text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query with %s: %w", s.emb.Name(), err)
+	}
+	if len(vecs) != 1 || len(vecs[0]) != s.emb.Dims() {
+		return nil, fmt.Errorf("embedder %s returned a vector of the wrong size", s.emb.Name())
+	}
+	expr := pg.VectorExpr("e.embedding", s.emb.Dims())
+	var hits []hit
+	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch)); err != nil {
+			return err
+		}
+		// Other repositories' rows share the index: keep scanning until enough of
+		// this repository's rows are found (pgvector >= 0.8).
+		_, _ = tx.Exec(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order")
+		rows, err := tx.Query(ctx, fmt.Sprintf(`
+			SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
+			FROM symbol_embeddings e
+			WHERE e.model = %[2]s AND e.repository_id = $1
+			ORDER BY %[1]s <=> $2
+			LIMIT $3`, expr, quoteLiteral(s.emb.Name())), s.repoID, pgvector.NewVector(vecs[0]), channelDepth)
+		if err != nil {
+			return err
+		}
+		hits, err = collectHits(rows)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dense channel: %w", err)
+	}
+	return hits, nil
+}
+
+// graphChannel scores the neighbours of the anchors over calls, type relations and
+// containment: 1 for a direct neighbour, 0.5 at two hops, times the anchor's weight
+// (1 for the best anchor, decreasing). Anchors themselves are not returned.
+func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, error) {
+	if len(anchors) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Pool.Query(ctx, `
+		WITH RECURSIVE a AS (
+			SELECT id, 1.0 / ord AS w FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, ord)
+		), hop1 AS (
+			SELECT CASE WHEN e.source_id = a.id THEN e.target_id ELSE e.source_id END AS id, max(a.w) AS w
+			FROM a JOIN edges e ON e.repository_id = $1 AND (e.source_id = a.id OR e.target_id = a.id)
+			WHERE e.kind IN ('calls', 'inherits', 'implements', 'references') AND e.target_id IS NOT NULL
+			GROUP BY 1
+		), hop2 AS (
+			SELECT CASE WHEN e.source_id = h.id THEN e.target_id ELSE e.source_id END AS id, max(h.w) * 0.5 AS w
+			FROM hop1 h JOIN edges e ON e.repository_id = $1 AND (e.source_id = h.id OR e.target_id = h.id)
+			WHERE e.kind IN ('calls', 'inherits', 'implements') AND e.target_id IS NOT NULL
+			GROUP BY 1
+		)
+		SELECT id, max(w) AS score FROM (SELECT * FROM hop1 UNION ALL SELECT * FROM hop2) n
+		WHERE id IS NOT NULL AND id <> ALL ($2)
+		GROUP BY id ORDER BY score DESC, id LIMIT $3`, s.repoID, anchors, channelDepth)
+	if err != nil {
+		return nil, fmt.Errorf("graph channel: %w", err)
+	}
+	hits, err := collectHits(rows)
+	if err != nil {
+		return nil, fmt.Errorf("graph channel: %w", err)
+	}
+	return hits, nil
+}
+
+func collectHits(rows pgx.Rows) ([]hit, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (hit, error) {
+		var h hit
+		err := r.Scan(&h.id, &h.score)
+		return h, err
+	})
+}
+
+func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -1,0 +1,481 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+// Embedder embeds queries; it must be the model the repository was indexed with.
+type Embedder interface {
+	Name() string
+	Dims() int
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// ErrEmptyQuery is returned for a query with nothing searchable in it.
+var ErrEmptyQuery = errors.New("empty query: type a name or a question")
+
+// Searcher answers queries over one repository.
+type Searcher struct {
+	db     *pg.DB
+	repoID int64
+	emb    Embedder // nil: no dense channel
+
+	mu         sync.Mutex
+	chunks     int // cached chunk count, for term statistics
+	chunksAt   time.Time
+	indexModel string
+}
+
+// New returns a searcher over the repository repoID. emb may be nil.
+func New(db *pg.DB, repoID int64, emb Embedder) *Searcher {
+	return &Searcher{db: db, repoID: repoID, emb: emb}
+}
+
+// DefaultWeights are the RRF weights per query kind (DESIGN.md §6): an identifier
+// leans on the symbol and lexical channels (a word-vector dense channel at equal
+// weight lowers identifier MRR); a question leans on dense and lexical.
+func DefaultWeights(kind QueryKind) map[Channel]float64 {
+	if kind == Identifier {
+		return map[Channel]float64{Symbol: 1.0, Lexical: 0.8, Dense: 0.3, Graph: 0.2}
+	}
+	return map[Channel]float64{Dense: 1.0, Lexical: 1.0, Symbol: 0.6, Graph: 0.3}
+}
+
+const (
+	defaultK          = 60
+	defaultLimit      = 20
+	defaultEfSearch   = 100
+	defaultTestFactor = 0.5
+	// exactBoost puts exact name matches of an identifier query first: it exceeds
+	// any sum of RRF contributions (at most sum(w)/(k+1) < 0.05).
+	exactBoost = 1.0
+	// exactScore is the symbol channel's lowest score for an exact (case-insensitive) name.
+	exactScore = 0.9
+	// graphAnchors is how many fused results seed the graph channel.
+	graphAnchors = 3
+	// jaccardDuplicate is the token Jaccard at or above which a result is a near-duplicate.
+	jaccardDuplicate = 0.88
+	// charsPerToken estimates tokens for budget packing.
+	charsPerToken = 3.6
+)
+
+// Search runs the query through the enabled channels and fuses them.
+func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Response, error) {
+	start := time.Now()
+	p := analyze(query, opts.Kind)
+	if len(p.words) == 0 && len(p.identifiers) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	k := opts.K
+	if k <= 0 {
+		k = defaultK
+	}
+	weights := DefaultWeights(p.kind)
+	for c, w := range opts.Weights {
+		weights[c] = w
+	}
+	enabled := map[Channel]bool{}
+	chans := opts.Channels
+	if len(chans) == 0 {
+		chans = AllChannels
+	}
+	for _, c := range chans {
+		enabled[c] = true
+	}
+	for c := range weights {
+		if !enabled[c] {
+			delete(weights, c)
+		}
+	}
+	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
+		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
+
+	lists := map[Channel][]hit{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var hardErr error
+	// The graph channel alone still needs anchors: find them with the cheap exact
+	// channels, which then take no part in the fusion.
+	anchorOnly := enabled[Graph] && opts.Anchor == "" && !enabled[Symbol] && !enabled[Lexical] && !enabled[Dense]
+	run := func(c Channel, f func() ([]hit, error)) {
+		if !enabled[c] && !(anchorOnly && (c == Symbol || c == Lexical)) {
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := time.Now()
+			hits, err := f()
+			mu.Lock()
+			defer mu.Unlock()
+			resp.Timings[c] = time.Since(t)
+			if err != nil {
+				if ctx.Err() != nil {
+					hardErr = ctx.Err()
+				}
+				resp.Unavailable[c] = err.Error()
+				return
+			}
+			lists[c] = hits
+		}()
+	}
+	run(Symbol, func() ([]hit, error) { return s.symbolChannel(ctx, p) })
+	run(Lexical, func() ([]hit, error) { return s.lexicalChannel(ctx, p) })
+	run(Dense, func() ([]hit, error) {
+		if err := s.denseUsable(ctx); err != nil {
+			return nil, err
+		}
+		ef := opts.EfSearch
+		if ef <= 0 {
+			ef = defaultEfSearch
+		}
+		return s.denseChannel(ctx, p, ef)
+	})
+	wg.Wait()
+	if hardErr != nil {
+		return nil, hardErr
+	}
+
+	if enabled[Graph] {
+		t := time.Now()
+		anchorWeights := weights
+		if anchorOnly {
+			anchorWeights = DefaultWeights(p.kind)
+		}
+		anchors, err := s.anchors(ctx, opts.Anchor, lists, anchorWeights, k)
+		if anchorOnly {
+			delete(lists, Symbol)
+			delete(lists, Lexical)
+		}
+		if err == nil {
+			lists[Graph], err = s.graphChannel(ctx, anchors)
+		}
+		resp.Timings[Graph] = time.Since(t)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			resp.Unavailable[Graph] = err.Error()
+		}
+	}
+	if len(resp.Unavailable) > 0 && len(lists) == 0 {
+		return nil, fmt.Errorf("search: no channel could answer: %v", resp.Unavailable)
+	}
+
+	cands := fuse(lists, weights, k, p.kind)
+	if err := s.rerank(ctx, cands, opts, resp, start); err != nil {
+		return nil, err
+	}
+	resp.Took = time.Since(start)
+	return resp, nil
+}
+
+// denseUsable checks that the query embedder is the model the index was built with.
+func (s *Searcher) denseUsable(ctx context.Context) error {
+	if s.emb == nil {
+		return errors.New("no embedder configured")
+	}
+	s.mu.Lock()
+	model := s.indexModel
+	s.mu.Unlock()
+	if model == "" {
+		err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(embedding_model, '') FROM repositories WHERE id = $1`, s.repoID).Scan(&model)
+		if err != nil {
+			return fmt.Errorf("read the repository's embedding model: %w", err)
+		}
+		s.mu.Lock()
+		s.indexModel = model
+		s.mu.Unlock()
+	}
+	if model != "" && model != s.emb.Name() {
+		return fmt.Errorf("the index was embedded with %s but the query embedder is %s: re-index, or pick that embedder", model, s.emb.Name())
+	}
+	return nil
+}
+
+func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.chunksAt) < time.Minute && s.chunksAt != (time.Time{}) {
+		return s.chunks, nil
+	}
+	// The planner's estimate is enough to decide what is "common" and costs nothing.
+	var n float64
+	err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = $1`, s.repoID).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	s.chunks, s.chunksAt = int(n), time.Now()
+	return s.chunks, nil
+}
+
+// anchors seeds the graph channel: a named symbol, else the best fused results of
+// the other channels.
+func (s *Searcher) anchors(ctx context.Context, named string, lists map[Channel][]hit, weights map[Channel]float64, k float64) ([]int64, error) {
+	if named != "" {
+		syms, err := symbols.Find(ctx, s.db, s.repoID, named, "")
+		if err != nil {
+			return nil, err
+		}
+		ids := make([]int64, 0, len(syms))
+		for _, sym := range syms {
+			ids = append(ids, sym.ID)
+		}
+		return ids, nil
+	}
+	fused := fuse(lists, weights, k, "")
+	var ids []int64
+	for _, c := range fused {
+		if len(ids) == graphAnchors {
+			break
+		}
+		ids = append(ids, c.id)
+	}
+	return ids, nil
+}
+
+// candidate is a fused result before re-ranking.
+type candidate struct {
+	id       int64
+	channels map[Channel]ChannelScore
+	fused    float64
+	boost    float64
+}
+
+// fuse combines ranked lists by Reciprocal Rank Fusion: sum over channels of
+// weight / (k + rank). For identifier queries exact name matches are boosted above
+// everything else, so an exact hit is never outranked by a fuzzy one.
+func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind QueryKind) []candidate {
+	byID := map[int64]*candidate{}
+	var order []*candidate
+	for _, c := range AllChannels {
+		w, ok := weights[c]
+		if !ok {
+			continue
+		}
+		for i, h := range lists[c] {
+			cand := byID[h.id]
+			if cand == nil {
+				cand = &candidate{id: h.id, channels: map[Channel]ChannelScore{}}
+				byID[h.id] = cand
+				order = append(order, cand)
+			}
+			contrib := w / (k + float64(i+1))
+			cand.channels[c] = ChannelScore{Rank: i + 1, Score: h.score, Contribution: contrib}
+			cand.fused += contrib
+			if c == Symbol && kind == Identifier && h.score >= exactScore {
+				cand.boost = exactBoost * h.score
+			}
+		}
+	}
+	out := make([]candidate, len(order))
+	for i, c := range order {
+		out[i] = *c
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].fused+out[i].boost, out[j].fused+out[j].boost
+		if a != b {
+			return a > b
+		}
+		return out[i].id < out[j].id
+	})
+	return out
+}
+
+// rerank is the second stage, over the fused top only: load the candidates, demote
+// tests, apply recency decay, prune near-duplicates and pack under the budget.
+func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, resp *Response, now time.Time) error {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	testFactor := opts.TestFactor
+	if testFactor <= 0 {
+		testFactor = defaultTestFactor
+	}
+	top := cands
+	if m := limit * 4; len(top) > m {
+		top = top[:m]
+	}
+	if len(top) == 0 {
+		resp.Results = []Result{}
+		resp.Pruned = []Pruned{}
+		return nil
+	}
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	loaded, err := s.load(ctx, ids)
+	if err != nil {
+		return err
+	}
+	results := make([]Result, 0, len(top))
+	for _, c := range top {
+		l, ok := loaded[c.id]
+		if !ok {
+			continue // deleted by a concurrent re-index
+		}
+		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost}
+		if l.sym.IsTest {
+			ex.TestFactor = testFactor
+		}
+		if opts.HalfLife > 0 && !l.updated.IsZero() {
+			age := now.Sub(l.updated)
+			ex.Decay = math.Pow(0.5, float64(age)/float64(opts.HalfLife))
+		}
+		ex.Final = (c.fused + c.boost) * ex.TestFactor * ex.Decay
+		results = append(results, Result{Symbol: l.sym, Score: ex.Final, Explain: ex, Content: l.content})
+	}
+	sort.SliceStable(results, func(i, j int) bool { return results[i].Score > results[j].Score })
+
+	// Near-duplicate pruning against the results already kept.
+	var kept []Result
+	var keptTokens []map[string]struct{}
+	resp.Pruned = []Pruned{}
+	for _, r := range results {
+		toks := tokenSet(r.Content)
+		dup := -1
+		var sim float64
+		for i, kt := range keptTokens {
+			if j := jaccard(toks, kt); j >= jaccardDuplicate {
+				dup, sim = i, j
+				break
+			}
+		}
+		if dup >= 0 {
+			d := kept[dup]
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				DuplicateOf: d.ID, Reason: fmt.Sprintf("near-duplicate of %s:%s (token Jaccard %.2f)", d.Path, d.QualifiedName, sim)})
+			continue
+		}
+		kept = append(kept, r)
+		keptTokens = append(keptTokens, toks)
+		if len(kept) == limit {
+			break
+		}
+	}
+
+	// Token-budget packing: whole symbols only, in rank order, skipping any that does
+	// not fit; only an oversized first result is cut, and marked.
+	if opts.Budget > 0 {
+		var packed []Result
+		used := 0
+		for i, r := range kept {
+			t := tokens(r.Content)
+			switch {
+			case used+t <= opts.Budget:
+				r.Tokens = t
+				used += t
+				packed = append(packed, r)
+			case i == 0:
+				r.Content = cutToTokens(r.Content, opts.Budget)
+				r.Tokens = tokens(r.Content)
+				r.Truncated = true
+				used += r.Tokens
+				packed = append(packed, r)
+			default:
+				resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+					Reason: fmt.Sprintf("over budget (%d tokens, %d of %d left)", t, opts.Budget-used, opts.Budget)})
+			}
+		}
+		kept = packed
+	}
+	for i := range kept {
+		kept[i].Rank = i + 1
+		if opts.Budget == 0 {
+			kept[i].Tokens = tokens(kept[i].Content)
+		}
+	}
+	resp.Results = kept
+	return nil
+}
+
+type loadedSymbol struct {
+	sym     symbols.Symbol
+	content string
+	updated time.Time
+}
+
+func (s *Searcher) load(ctx context.Context, ids []int64) (map[int64]loadedSymbol, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.Columns+`, s.content, f.indexed_at
+		FROM `+symbols.From+` JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		WHERE s.repository_id = $1 AND s.id = ANY ($2)`, s.repoID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load results: %w", err)
+	}
+	out := make(map[int64]loadedSymbol, len(ids))
+	for rows.Next() {
+		var l loadedSymbol
+		sy := &l.sym
+		if err := rows.Scan(&sy.ID, &sy.Path, &sy.Name, &sy.QualifiedName, &sy.Aliases, &sy.Kind, &sy.StartLine, &sy.EndLine,
+			&sy.Parent, &sy.ParentID, &sy.Receiver, &sy.Signature, &sy.Doc, &sy.Language, &sy.Revision, &sy.IsTest,
+			&l.content, &l.updated); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("load results: %w", err)
+		}
+		out[sy.ID] = l
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load results: %w", err)
+	}
+	return out, nil
+}
+
+func tokens(s string) int { return int(math.Ceil(float64(len(s)) / charsPerToken)) }
+
+// cutToTokens cuts s at a line boundary to fit the budget.
+func cutToTokens(s string, budget int) string {
+	max := int(float64(budget) * charsPerToken)
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], '\n')
+	if cut <= 0 {
+		cut = max
+	}
+	return s[:cut+1]
+}
+
+func tokenSet(s string) map[string]struct{} {
+	set := map[string]struct{}{}
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		word := i < len(s) && (s[i] == '_' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 0x80)
+		if word && start < 0 {
+			start = i
+		} else if !word && start >= 0 {
+			set[s[start:i]] = struct{}{}
+			start = -1
+		}
+	}
+	return set
+}
+
+func jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	small, large := a, b
+	if len(small) > len(large) {
+		small, large = large, small
+	}
+	inter := 0
+	for t := range small {
+		if _, ok := large[t]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

@@ -1,0 +1,114 @@
+// Package search answers a query with hybrid retrieval: four channels (symbol,
+// lexical, dense, graph), each a ranked list with raw scores, fused by Reciprocal Rank
+// Fusion, then re-ranked (test files lower, recency decay on the fused top only),
+// pruned of near-duplicates and packed under a token budget. Every result carries an
+// Explain that says exactly where its score came from.
+package search
+
+import (
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+// Channel names a retrieval channel.
+type Channel string
+
+// The channels.
+const (
+	Dense   Channel = "dense"
+	Lexical Channel = "lexical"
+	Symbol  Channel = "symbol"
+	Graph   Channel = "graph"
+)
+
+// AllChannels in display order.
+var AllChannels = []Channel{Dense, Lexical, Symbol, Graph}
+
+// QueryKind is what the query looks like; it picks the default channel weights.
+type QueryKind string
+
+// Query kinds.
+const (
+	Identifier QueryKind = "identifier" // one or two code-like tokens: isEligibleForRefund, Engine.Run
+	Semantic   QueryKind = "semantic"   // a question or description in words
+)
+
+// Options tune one search. The zero value is the default hybrid search.
+type Options struct {
+	Channels []Channel           // nil = all four
+	K        float64             // RRF constant; 0 = 60
+	Weights  map[Channel]float64 // per-channel RRF weights; missing = the query kind's default
+	Limit    int                 // results; 0 = 20
+	Budget   int                 // token budget for packing; 0 = none
+	EfSearch int                 // HNSW ef_search; 0 = 100
+	// TestFactor multiplies the fused score of test and example files; 0 = 0.5,
+	// 1 disables the demotion.
+	TestFactor float64
+	// HalfLife of the recency decay applied to the fused top results by file age
+	// (indexed_at for working-tree files, else the repository's last index time);
+	// 0 = no decay.
+	HalfLife time.Duration
+	// Anchor names a symbol (plain or qualified) to seed the graph channel; empty =
+	// the top results of the other channels.
+	Anchor string
+	// Kind forces the query kind instead of detecting it.
+	Kind QueryKind
+}
+
+// ChannelScore is one channel's view of a result.
+type ChannelScore struct {
+	Rank         int     `json:"rank"`         // 1-based rank within the channel
+	Score        float64 `json:"score"`        // the channel's raw score
+	Contribution float64 `json:"contribution"` // weight / (k + rank)
+}
+
+// Explain says where a result's score came from.
+type Explain struct {
+	Channels map[Channel]ChannelScore `json:"channels"`
+	Fused    float64                  `json:"fused"` // sum of contributions
+	// Boost lifts exact name matches of an identifier query above every fuzzy
+	// match (0 when none); Final includes it.
+	Boost      float64 `json:"boost,omitempty"`
+	TestFactor float64 `json:"test_factor"` // 1 unless a test/example file
+	Decay      float64 `json:"decay"`       // recency factor, 1 = none
+	Final      float64 `json:"final"`       // (fused + boost) * test factor * decay
+}
+
+// Result is one ranked symbol.
+type Result struct {
+	Rank int `json:"rank"`
+	symbols.Symbol
+	Score   float64 `json:"score"`
+	Explain Explain `json:"explain"`
+	// Content is the symbol's source; Truncated marks an oversized first result
+	// that was cut to fit the budget (the only symbol ever cut).
+	Content   string `json:"content,omitempty"`
+	Truncated bool   `json:"truncated,omitempty"`
+	Tokens    int    `json:"tokens,omitempty"`
+}
+
+// Pruned is a candidate left out, with the reason.
+type Pruned struct {
+	Path        string  `json:"path"`
+	Name        string  `json:"name"`
+	StartLine   int     `json:"start_line"`
+	Reason      string  `json:"reason"` // "near-duplicate of PATH:NAME (jaccard 0.93)", "over budget"
+	Score       float64 `json:"score"`
+	DuplicateOf int64   `json:"duplicate_of,omitempty"`
+}
+
+// Response is a whole answer.
+type Response struct {
+	Query   string              `json:"query"`
+	Kind    QueryKind           `json:"kind"`
+	K       float64             `json:"k"`
+	Weights map[Channel]float64 `json:"weights"`
+	Results []Result            `json:"results"`
+	Pruned  []Pruned            `json:"pruned"`
+	// Unavailable lists channels that could not answer (embedder down, say) with
+	// the reason; the other channels still did.
+	Unavailable map[Channel]string        `json:"unavailable,omitempty"`
+	Timings     map[Channel]time.Duration `json:"-"`
+	Took        time.Duration             `json:"-"`
+}
