@@ -14,22 +14,22 @@ OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/...
 
 all: build
 
-setup:
+setup: build
 	@bash engine/pg/setup/setup-postgres.sh
-	@if [ -f engine/embed/fetch-glove.sh ]; then bash engine/embed/fetch-glove.sh; fi
+	@SPELUNK_BIN=./$(BIN) sh engine/embed/fetch-glove.sh
 
 build:
 	@$(GO) build -o $(BIN) ./cmd/spelunk
 
 # Opens spelunk on this repository. Until the TUI lands it checks the installation and
 # shows the embedded cluster (see README: "What works today").
-run: setup build
+run: setup
 	@./$(BIN) doctor
 	@./$(BIN) db status
 
 # One throwaway cluster for the whole run; every test clones its own database from a
 # migrated template.
-test: setup build
+test: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(MAKE) --no-print-directory test-go
 
 test-go:
@@ -37,7 +37,7 @@ test-go:
 	$(GO) test -race -count=1 $(ENGINE_PKGS)
 	$(GO) test -count=1 $(OTHER_PKGS)
 
-bench: setup build
+bench: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) \
 		$(GO) test -run '^$$' -bench . -benchmem -benchtime 3x ./engine/...
 

@@ -70,7 +70,7 @@ func newRoot() *cobra.Command {
 	g.embed.register(pf)
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, graph.Callers), newWalkCmd(g, graph.Callees),
-		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g))
+		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
 	return root
 }
 

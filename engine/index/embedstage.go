@@ -123,26 +123,37 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 			ids[i] = s.id
 			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewVector(vecs[i])}
 		}
-		// A symbol deleted since it was queued (a later file in the same run cannot
-		// delete it, but a concurrent run could) would fail the foreign key: stage
-		// through a temp table and insert only those still present.
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS embed_stage
-			(repository_id bigint, symbol_id bigint, model text, content_hash text, embedding vector) ON COMMIT DELETE ROWS`); err != nil {
+		// Symbols deleted since they were queued (by a concurrent run) are skipped:
+		// their rows are gone, and a vector for them would fail the foreign key.
+		if _, err := tx.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND model = $2 AND symbol_id = ANY ($3)`,
+			e.repoID, model, ids); err != nil {
 			return err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"embed_stage"},
-			[]string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, pgx.CopyFromRows(rows)); err != nil {
+		var live []int64
+		r, err := tx.Query(ctx, `SELECT id FROM symbols WHERE repository_id = $1 AND id = ANY ($2) FOR UPDATE`, e.repoID, ids)
+		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `
-			INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
-			SELECT st.repository_id, st.symbol_id, st.model, st.content_hash, st.embedding
-			FROM embed_stage st JOIN symbols s ON s.repository_id = st.repository_id AND s.id = st.symbol_id
-			ON CONFLICT (repository_id, symbol_id, model) DO UPDATE
-			SET embedding = EXCLUDED.embedding, content_hash = EXCLUDED.content_hash`); err != nil {
+		if live, err = pgx.CollectRows(r, pgx.RowTo[int64]); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'
+		if len(live) < len(rows) {
+			keep := map[int64]bool{}
+			for _, id := range live {
+				keep[id] = true
+			}
+			kept := rows[:0]
+			for _, row := range rows {
+				if keep[row[1].(int64)] {
+					kept = append(kept, row)
+				}
+			}
+			rows = kept
+		}
+		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, rows); err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'
 			WHERE repository_id = $1 AND id = ANY($2)`, e.repoID, ids)
 		return err
 	})

@@ -80,7 +80,7 @@ func (r *importResolver) resolve(lang, from, imp string) string {
 	case "go":
 		for _, m := range r.goModules {
 			if imp == m.path || strings.HasPrefix(imp, m.path+"/") {
-				d := path.Join(m.dir, strings.TrimPrefix(imp, m.path))
+				d := path.Join(m.dir, strings.TrimPrefix(strings.TrimPrefix(imp, m.path), "/"))
 				if d == "." {
 					d = ""
 				}

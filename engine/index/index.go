@@ -48,6 +48,8 @@ type Options struct {
 	// Progress, when set, receives snapshots at most every ProgressEvery.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+
+	batchFiles int // files per write transaction; 0 = 64 (tests set it through SetBatchFiles)
 }
 
 // Progress is a snapshot of a run.
@@ -353,7 +355,11 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		return nil
 	})
 	g.Go(func() error { // writer: batches of files, one transaction each
-		const maxFiles, maxChunks = 64, 2000
+		const maxChunks = 2000
+		maxFiles := 64
+		if opts.batchFiles > 0 {
+			maxFiles = opts.batchFiles
+		}
 		var batch []parsed
 		chunks := 0
 		flush := func() error {

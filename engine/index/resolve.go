@@ -33,7 +33,7 @@ const receiverCalls = `('self','this','cls','super')`
 const qualifierRule = `(
 	(e.target_qualifier = '' AND s.kind <> 'method')
 	OR (e.target_qualifier IN ` + receiverCalls + ` AND s.kind = 'method')
-	OR (e.target_qualifier NOT IN ('',` + receiverCalls[1:] + `
+	OR (e.target_qualifier NOT IN ('', 'self', 'this', 'cls', 'super')
 		AND (s.kind = 'method' OR s.qualified_name = e.target_qualifier || '.' || e.target_name)))`
 
 var resolveSteps = []struct{ name, sql string }{

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
@@ -166,26 +167,25 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					r.Name, r.Qualifier, nil, p.Path, r.Line})
 			}
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"files"}, []string{"repository_id", "id", "path", "dir",
+		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
 			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-			"secrets_redacted", "is_test"}, pgx.CopyFromRows(fileRows)); err != nil {
-			return fmt.Errorf("copy files: %w", err)
+			"secrets_redacted", "is_test"}, fileRows); err != nil {
+			return err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "file_id",
+		if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body"}, pgx.CopyFromRows(symRows)); err != nil {
-			return fmt.Errorf("copy symbols: %w", err)
+			"search_body"}, symRows); err != nil {
+			return err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"edges"}, []string{"repository_id", "file_id", "source_id",
-			"kind", "target_id", "target_name", "target_qualifier", "target_path", "path", "line"},
-			pgx.CopyFromRows(edgeRows)); err != nil {
-			return fmt.Errorf("copy edges: %w", err)
+		if err := copyRows(ctx, tx, "edges", []string{"repository_id", "file_id", "source_id",
+			"kind", "target_id", "target_name", "target_qualifier", "target_path", "path", "line"}, edgeRows); err != nil {
+			return err
 		}
-		if _, err := tx.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id",
-			"model", "content_hash", "embedding"}, pgx.CopyFromRows(vecRows)); err != nil {
-			return fmt.Errorf("copy reused embeddings: %w", err)
+		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
+			"model", "content_hash", "embedding"}, vecRows); err != nil {
+			return err
 		}
 		return nil
 	})
@@ -281,4 +281,31 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// copyRows bulk-loads rows into table. PostgreSQL refuses COPY FROM into a table
+// under row-level security, so rows are COPYed into a session-local staging table of
+// the same columns (emptied at commit) and moved with one INSERT ... SELECT, which
+// the tenant policy checks like any insert.
+func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	stage := "stage_" + table
+	quoted := make([]string, len(cols))
+	for i, c := range cols {
+		quoted[i] = pgx.Identifier{c}.Sanitize()
+	}
+	list := strings.Join(quoted, ", ")
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %s ON COMMIT DELETE ROWS AS
+		SELECT %s FROM %s WITH NO DATA`, stage, list, table)); err != nil {
+		return fmt.Errorf("create staging table for %s: %w", table, err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("copy %s: %w", table, err)
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)); err != nil {
+		return fmt.Errorf("insert %s: %w", table, err)
+	}
+	return nil
 }
