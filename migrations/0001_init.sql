@@ -68,6 +68,11 @@ CREATE TABLE symbols (
     start_byte       integer     NOT NULL,
     end_byte         integer     NOT NULL,
     content          text        NOT NULL,          -- redacted source, cut by line range
+    -- For a container (class, struct with methods, function with nested functions):
+    -- the content without its children's bodies, one line kept per child. Lexical
+    -- search and embeddings use it, so a class does not outrank the method that
+    -- actually answers. NULL when the symbol has no children.
+    skeleton         text,
     content_hash     text        NOT NULL,
     language         text,
     exported         boolean     NOT NULL DEFAULT false,

@@ -54,7 +54,7 @@ func (e *embedStage) close() { close(e.in) }
 // down, or a crash between the write and the embedding).
 func (e *embedStage) enqueuePending(ctx context.Context) error {
 	rows, err := e.db.Pool.Query(ctx, `
-		SELECT id, content_hash, qualified_name, path, doc, content FROM symbols
+		SELECT id, content_hash, qualified_name, path, doc, coalesce(skeleton, content) FROM symbols
 		WHERE repository_id = $1 AND embedding_state = 'pending' ORDER BY id`, e.repoID)
 	if err != nil {
 		return fmt.Errorf("list pending symbols: %w", err)
@@ -63,7 +63,7 @@ func (e *embedStage) enqueuePending(ctx context.Context) error {
 		var s pendingSymbol
 		var q, p, doc, content string
 		err := r.Scan(&s.id, &s.hash, &q, &p, &doc, &content)
-		s.text = embedText(q, p, "", doc, content)
+		s.text = embedText(q, p, doc, content)
 		return s, err
 	})
 	if err != nil {

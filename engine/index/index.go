@@ -445,13 +445,19 @@ func prepare(t target, data []byte, readErr error, resolver *importResolver) par
 	return p
 }
 
-// embedText is what a symbol's vector is computed from: where it is and what it says.
-func embedText(qualified, path, signature, doc, content string) string {
-	const maxContent = 2000
-	if len(content) > maxContent {
-		content = content[:maxContent]
+// embedText is what a symbol's vector is computed from: its name (split into
+// words by the embedder), where it lives, its doc comment and its code (a container's
+// skeleton), truncated: the start of a definition says what it is.
+func embedText(qualified, path, doc, body string) string {
+	maxBody := 1500
+	if doc != "" {
+		maxBody = 800 // the doc says what it does; the code mostly adds noise words
+	}
+	if len(body) > maxBody {
+		body = body[:maxBody]
 	}
 	var b strings.Builder
+	b.Grow(len(qualified)*2 + len(path) + len(doc) + len(body) + 4)
 	b.WriteString(qualified)
 	b.WriteByte('\n')
 	b.WriteString(path)
@@ -460,8 +466,7 @@ func embedText(qualified, path, signature, doc, content string) string {
 		b.WriteString(doc)
 		b.WriteByte('\n')
 	}
-	b.WriteString(content)
-	_ = signature
+	b.WriteString(body)
 	return b.String()
 }
 

@@ -30,6 +30,14 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 	if err != nil {
 		return false, fmt.Errorf("start indexing run: %w", err)
 	}
+	// A new embedding model: every symbol needs a vector in the new space. The old
+	// vectors stay (their own partial index) until the repository switches models at
+	// the end of this run.
+	if _, err := w.db.Pool.Exec(ctx, `UPDATE symbols s SET embedding_state = 'pending'
+		WHERE s.repository_id = $1 AND s.embedding_state = 'embedded'
+		  AND (SELECT coalesce(embedding_model, $2) FROM repositories WHERE id = $1) <> $2`, w.repoID, w.model); err != nil {
+		return interrupted, fmt.Errorf("queue symbols for the new embedding model: %w", err)
+	}
 	if full {
 		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1`, w.repoID); err != nil {
 			return interrupted, fmt.Errorf("drop indexed files: %w", err)
@@ -89,8 +97,13 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		paths := make([]string, len(batch))
 		for i, p := range batch {
 			paths[i] = p.Path
-			for _, s := range p.symbols() {
-				hashes = append(hashes, symbolHash(s, p.Path))
+			sk := skeletonize(p.symbols())
+			for j, s := range p.symbols() {
+				body := s.Content
+				if b, ok := sk[j]; ok {
+					body = b
+				}
+				hashes = append(hashes, contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body))))
 			}
 			nSyms += len(p.symbols())
 		}
@@ -123,25 +136,31 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			ids := symIDs[next : next+len(p.file.Symbols)]
 			next += len(p.file.Symbols)
 			isTest := IsTest(p.Path)
+			skeletons := skeletonize(p.file.Symbols)
 			for j, s := range p.file.Symbols {
 				var parent any
 				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 					parent = ids[s.Parent]
 				}
-				h := symbolHash(s, p.Path)
+				body := s.Content
+				var skeleton any
+				if sk, ok := skeletons[j]; ok {
+					body, skeleton = sk, sk
+				}
+				h := contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body)))
 				state := "pending"
 				if v, ok := reuse[h]; ok {
 					state = "embedded"
 					vecRows = append(vecRows, []any{w.repoID, ids[j], w.model, h, v})
 				} else {
 					pending = append(pending, pendingSymbol{id: ids[j], hash: h,
-						text: embedText(s.QualifiedName, p.Path, s.Signature, s.Doc, s.Content)})
+						text: embedText(s.QualifiedName, p.Path, s.Doc, body)})
 				}
 				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, s.Name, s.QualifiedName,
 					nonNil(s.Aliases), string(s.Kind), parent, nullIfEmpty(s.Receiver), s.Signature, s.Doc,
 					s.StartLine, s.EndLine, s.StartByte, s.EndByte, s.Content, h, p.file.Language,
 					s.Exported, isTest, p.revision, state,
-					SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc + "\n" + s.Content)})
+					SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc + "\n" + body), skeleton})
 				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
 						s.Name, "", nil, p.Path, s.StartLine})
@@ -176,7 +195,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body"}, symRows); err != nil {
+			"search_body", "skeleton"}, symRows); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "edges", []string{"repository_id", "file_id", "source_id",
@@ -236,9 +255,39 @@ func allocIDs(ctx context.Context, tx pgx.Tx, table string, n int) ([]int64, err
 	return ids, nil
 }
 
-// symbolHash identifies a chunk's embedded text: the same hash means the same vector.
-func symbolHash(s parse.Symbol, path string) string {
-	return contentHash([]byte(embedText(s.QualifiedName, path, s.Signature, s.Doc, s.Content)))
+// skeletonize returns, for each symbol with children (parts excluded), its content
+// with every child's lines but the first removed.
+func skeletonize(syms []parse.Symbol) map[int]string {
+	children := map[int][]parse.Symbol{}
+	for _, s := range syms {
+		if s.Parent > 0 && s.Kind != parse.KindPart {
+			children[s.Parent] = append(children[s.Parent], s)
+		}
+	}
+	out := make(map[int]string, len(children))
+	for pi, kids := range children {
+		if pi >= len(syms) {
+			continue
+		}
+		p := syms[pi]
+		lines := strings.SplitAfter(p.Content, "\n")
+		drop := make([]bool, len(lines))
+		for _, k := range kids {
+			for l := k.StartLine + 1; l <= k.EndLine; l++ {
+				if i := l - p.StartLine; i >= 0 && i < len(lines) {
+					drop[i] = true
+				}
+			}
+		}
+		var b strings.Builder
+		for i, l := range lines {
+			if !drop[i] {
+				b.WriteString(l)
+			}
+		}
+		out[pi] = b.String()
+	}
+	return out
 }
 
 // nameText is what the name field of the full-text index holds: the name, its

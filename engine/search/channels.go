@@ -174,6 +174,11 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 		return nil, fmt.Errorf("embedder %s returned a vector of the wrong size", s.emb.Name())
 	}
 	expr := pg.VectorExpr("e.embedding", s.emb.Dims())
+	wv, soft := s.emb.(wordVectors)
+	depth := channelDepth
+	if soft {
+		depth = 3 * channelDepth // a wider pool for the soft term rescoring
+	}
 	var hits []hit
 	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch)); err != nil {
@@ -187,7 +192,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 			FROM symbol_embeddings e
 			WHERE e.model = %[2]s AND e.repository_id = $1
 			ORDER BY %[1]s <=> $2
-			LIMIT $3`, expr, quoteLiteral(s.emb.Name())), s.repoID, pgvector.NewVector(vecs[0]), channelDepth)
+			LIMIT $3`, expr, quoteLiteral(s.emb.Name())), s.repoID, pgvector.NewVector(vecs[0]), depth)
 		if err != nil {
 			return err
 		}
@@ -197,7 +202,12 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	if err != nil {
 		return nil, fmt.Errorf("dense channel: %w", err)
 	}
-	return hits, nil
+	if soft {
+		if hits, err = s.softRerank(ctx, wv, p, hits); err != nil {
+			return nil, err
+		}
+	}
+	return hits[:min(len(hits), channelDepth)], nil
 }
 
 // graphChannel scores the neighbours of the anchors over calls, type relations and

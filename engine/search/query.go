@@ -72,6 +72,17 @@ func analyze(q string, force QueryKind) plan {
 			p.kind = Identifier
 		}
 	}
+	if p.kind == Semantic {
+		// In a question, "customer" is a word, not a name: only tokens that are
+		// unmistakably code (refundPolicy, res.send) go to the symbol channel.
+		var code []string
+		for _, id := range p.identifiers {
+			if anyCodeShaped([]string{id}) {
+				code = append(code, id)
+			}
+		}
+		p.identifiers = code
+	}
 	return p
 }
 

@@ -1,0 +1,109 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+)
+
+// wordVectors is implemented by embedders built on word vectors (GloVe). With it
+// the dense channel adds soft term matching: for each query word, its best
+// similarity to a word of the candidate's name, doc comment and signature. One mean
+// vector per text blurs a question; per-word maxima keep "money back" close to
+// "refunded" (DESIGN.md §6 measured this beats plain averaging).
+type wordVectors interface {
+	WordVector(word string) ([]float32, bool)
+}
+
+// softWeight is the share of the soft term score in the dense channel's score.
+const softWeight = 0.6
+
+// softRerank rescores the dense pool. Query words GloVe does not know count only
+// through exact matches.
+func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool []hit) ([]hit, error) {
+	var qwords []string
+	for _, w := range p.words {
+		if !embed.IsStopWord(w) {
+			qwords = append(qwords, w)
+		}
+	}
+	if len(qwords) == 0 || len(pool) == 0 {
+		return pool, nil
+	}
+	ids := make([]int64, len(pool))
+	for i, h := range pool {
+		ids[i] = h.id
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT id, search_name || ' ' || search_signature || ' ' || doc
+		FROM symbols WHERE repository_id = $1 AND id = ANY ($2)`, s.repoID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("dense channel: soft match: %w", err)
+	}
+	texts := map[int64]string{}
+	var id int64
+	var text string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &text}, func() error { texts[id] = text; return nil }); err != nil {
+		return nil, fmt.Errorf("dense channel: soft match: %w", err)
+	}
+	cache := map[string][]float32{}
+	vec := func(w string) []float32 {
+		v, ok := cache[w]
+		if !ok {
+			v, _ = wv.WordVector(w)
+			cache[w] = v
+		}
+		return v
+	}
+	qvecs := make([][]float32, len(qwords))
+	for i, w := range qwords {
+		qvecs[i] = vec(w)
+	}
+	out := make([]hit, len(pool))
+	for i, h := range pool {
+		seen := map[string]bool{}
+		best := make([]float64, len(qwords))
+		for _, dw := range embed.Tokenize(texts[h.id]) {
+			if seen[dw] || embed.IsStopWord(dw) {
+				continue
+			}
+			seen[dw] = true
+			dv := vec(dw)
+			for qi, qw := range qwords {
+				switch {
+				case qw == dw:
+					best[qi] = 1
+				case qvecs[qi] != nil && dv != nil:
+					if c := cosine(qvecs[qi], dv); c > best[qi] {
+						best[qi] = c
+					}
+				}
+			}
+		}
+		soft := 0.0
+		for _, b := range best {
+			soft += b
+		}
+		soft /= float64(len(best))
+		out[i] = hit{id: h.id, score: (1-softWeight)*h.score + softWeight*soft}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
+	return out, nil
+}
+
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		dot += float64(a[i]) * float64(b[i])
+		na += float64(a[i]) * float64(a[i])
+		nb += float64(b[i]) * float64(b[i])
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
+}
