@@ -29,28 +29,31 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(p.identifiers) == 0 {
 		return nil, nil
 	}
-	var names, quals []string
+	var names, quals, lasts []string
 	for _, id := range p.identifiers {
+		last := id[strings.LastIndex(id, ".")+1:]
 		quals = append(quals, strings.ToLower(id))
-		names = append(names, strings.ToLower(id[strings.LastIndex(id, ".")+1:]))
+		names = append(names, strings.ToLower(last))
+		lasts = append(lasts, last)
 	}
 	fuzzy := p.kind == Identifier
 	rows, err := s.db.Pool.Query(ctx, `
-		WITH q AS (SELECT unnest($2::text[]) AS name, unnest($3::text[]) AS qual, unnest($4::text[]) AS raw)
+		WITH q AS (SELECT unnest($2::text[]) AS name, unnest($3::text[]) AS qual, unnest($4::text[]) AS raw,
+			unnest($7::text[]) AS last)
 		SELECT s.id, max(CASE
 			WHEN s.qualified_name = q.raw OR (q.raw LIKE '%.%' AND lower(s.qualified_name) = q.qual) THEN 1.0
 			WHEN q.raw LIKE '%.%' AND lower(s.name) = q.name AND (lower(s.receiver) = split_part(q.qual, '.', 1)
 			     OR lower(s.qualified_name) LIKE '%' || q.qual) THEN 0.98
 			WHEN s.name = q.raw THEN 0.95
 			WHEN lower(s.name) = q.name THEN 0.9
-			WHEN q.raw = ANY (s.aliases) OR q.name = ANY (s.aliases) THEN 0.85
+			WHEN q.raw = ANY (s.aliases) OR q.last = ANY (s.aliases) THEN 0.85
 			ELSE 0.8 * similarity(lower(s.name), q.name) END) AS score
 		FROM q JOIN symbols s ON s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block')
-		  AND (lower(s.name) = q.name OR q.name = ANY (s.aliases) OR q.raw = ANY (s.aliases)
+		  AND (lower(s.name) = q.name OR q.last = ANY (s.aliases) OR q.raw = ANY (s.aliases)
 		       OR ($5 AND lower(s.name) % q.name))
 		GROUP BY s.id
 		ORDER BY score DESC, bool_or(s.is_test), min(length(s.path)), s.id
-		LIMIT $6`, s.repoID, names, quals, p.identifiers, fuzzy, channelDepth)
+		LIMIT $6`, s.repoID, names, quals, p.identifiers, fuzzy, channelDepth, lasts)
 	if err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
 	}
@@ -64,6 +67,28 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// lexicalSQL ranks at most $3 matching rows ($2 a tsquery) by cover density with
+// weights {D, C, B, A} = {-, body, signature, name}, normalised by log length.
+const lexicalSQL = `
+	WITH m AS (
+		SELECT s.id, s.tsv FROM symbols s
+		WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
+		LIMIT $3)
+	SELECT id, ts_rank_cd('{0.05, 0.2, 0.5, 1.0}', tsv, to_tsquery('simple', $2), 1) AS score
+	FROM m ORDER BY score DESC, id LIMIT $4`
+
+// denseSQL is the nearest-neighbour query for a model: the same cast and model
+// filter as the model's partial HNSW index ($2 the query vector, $3 the limit).
+func denseSQL(model string, dims int) string {
+	expr := pg.VectorExpr("e.embedding", dims)
+	return fmt.Sprintf(`
+		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
+		FROM symbol_embeddings e
+		WHERE e.model = %[2]s AND e.repository_id = $1
+		ORDER BY %[1]s <=> $2
+		LIMIT $3`, expr, quoteLiteral(model))
 }
 
 // commonFraction: a query term found in more than this share of the repository's
@@ -94,13 +119,7 @@ func (s *Searcher) lexicalChannel(ctx context.Context, p plan) ([]hit, error) {
 		}
 	}
 	query := strings.Join(terms, " | ")
-	rows, err := s.db.Pool.Query(ctx, `
-		WITH m AS (
-			SELECT s.id, s.tsv FROM symbols s
-			WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
-			LIMIT $3)
-		SELECT id, ts_rank_cd('{0.05, 0.2, 0.5, 1.0}', tsv, to_tsquery('simple', $2), 1) AS score
-		FROM m ORDER BY score DESC, id LIMIT $4`, s.repoID, query, lexicalCap, channelDepth)
+	rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, query, lexicalCap, channelDepth)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel: %w", err)
 	}
@@ -173,7 +192,6 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	if len(vecs) != 1 || len(vecs[0]) != s.emb.Dims() {
 		return nil, fmt.Errorf("embedder %s returned a vector of the wrong size", s.emb.Name())
 	}
-	expr := pg.VectorExpr("e.embedding", s.emb.Dims())
 	wv, soft := s.emb.(wordVectors)
 	depth := channelDepth
 	if soft {
@@ -187,12 +205,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 		// Other repositories' rows share the index: keep scanning until enough of
 		// this repository's rows are found (pgvector >= 0.8).
 		_, _ = tx.Exec(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order")
-		rows, err := tx.Query(ctx, fmt.Sprintf(`
-			SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
-			FROM symbol_embeddings e
-			WHERE e.model = %[2]s AND e.repository_id = $1
-			ORDER BY %[1]s <=> $2
-			LIMIT $3`, expr, quoteLiteral(s.emb.Name())), s.repoID, pgvector.NewVector(vecs[0]), depth)
+		rows, err := tx.Query(ctx, denseSQL(s.emb.Name(), s.emb.Dims()), s.repoID, pgvector.NewVector(vecs[0]), depth)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,84 @@
+// Package indextest builds indexed fixture repositories for tests of the packages
+// that read the index (search, graph, eval, the TUI).
+package indextest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// FixtureDir is the absolute path of testdata/fixture.
+func FixtureDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "fixture")
+}
+
+// Repo copies testdata/fixture into a new git repository with one commit and
+// returns its root (symlinks resolved, as the index registers it).
+func Repo(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(dir, os.DirFS(FixtureDir())); err != nil {
+		t.Fatal(err)
+	}
+	Git(t, dir, "init", "-q", "-b", "main")
+	Git(t, dir, "add", "-A")
+	Git(t, dir, "commit", "-q", "-m", "fixture")
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// Git runs git in dir with a fixed identity and returns its trimmed output.
+func Git(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// Embedder is the embedder fixture tests use: the deterministic hashing embedder,
+// so results do not depend on the GloVe data being installed.
+func Embedder() *embed.Hashing { return embed.NewHashing(128) }
+
+// Indexed is an indexed fixture.
+type Indexed struct {
+	DB     *pg.DB
+	Root   string
+	RepoID int64
+	Emb    index.Embedder
+}
+
+// Fixture indexes a fresh copy of the fixture into a fresh database.
+func Fixture(t testing.TB) Indexed {
+	t.Helper()
+	return FixtureWith(t, Embedder())
+}
+
+// FixtureWith indexes the fixture with emb.
+func FixtureWith(t testing.TB, emb index.Embedder) Indexed {
+	t.Helper()
+	db := pgtest.Open(t)
+	root := Repo(t)
+	sum, err := index.New(db, emb).Index(context.Background(), root, index.Options{})
+	if err != nil {
+		t.Fatalf("index fixture: %v", err)
+	}
+	return Indexed{DB: db, Root: root, RepoID: sum.RepositoryID, Emb: emb}
+}

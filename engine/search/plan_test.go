@@ -1,0 +1,117 @@
+package search
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestQueryPlansUseIndexes builds ~20k chunks and checks, as the application role
+// under row-level security, that the dense channel scans the model's HNSW index and
+// the lexical channel the GIN index: no sequential scan of symbols or vectors.
+func TestQueryPlansUseIndexes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 20k chunks")
+	}
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	const n, dims, model = 20000, 32, "plan-test-32"
+	repoID := seedChunks(t, db, n, dims, model)
+
+	explain := func(sql string, args ...any) string {
+		t.Helper()
+		var lines []string
+		err := pgx.BeginFunc(ctx, db.Pool, func(tx pgx.Tx) error {
+			_, _ = tx.Exec(ctx, "SET LOCAL hnsw.ef_search = 100")
+			rows, err := tx.Query(ctx, "EXPLAIN "+sql, args...)
+			if err != nil {
+				return err
+			}
+			lines, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(lines, "\n")
+	}
+	q := make([]float32, dims)
+	for i := range q {
+		q[i] = rand.Float32()
+	}
+	plan := explain(denseSQL(model, dims), repoID, pgvector.NewVector(q), 100)
+	if !strings.Contains(plan, "symbol_embeddings_"+pg.ModelIndexName(model)) || strings.Contains(plan, "Seq Scan") {
+		t.Errorf("dense channel does not use the model's HNSW index:\n%s", plan)
+	}
+	plan = explain(lexicalSQL, repoID, "'zanzibar' | 'quixotic'", lexicalCap, channelDepth)
+	if !strings.Contains(plan, "symbols_tsv_idx") || strings.Contains(plan, "Seq Scan on symbols") {
+		t.Errorf("lexical channel does not use the GIN index:\n%s", plan)
+	}
+}
+
+// seedChunks inserts n synthetic symbols with vectors, as a real index would hold.
+func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
+	t.Helper()
+	ctx := context.Background()
+	rec, err := db.EnsureRepository(ctx, "/synthetic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RegisterModel(ctx, pg.Model{Name: model, Dims: dims}); err != nil {
+		t.Fatal(err)
+	}
+	words := strings.Fields("refund invoice tax cart discount session token retry backoff limiter request response " +
+		"payment gateway customer order export csv money price total window bucket signer verify issue apply")
+	conn, err := pg.ConnectOwner(ctx, db.URL) // bulk seeding as the owner: COPY is refused under RLS
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if err := pgxvec.RegisterTypes(ctx, conn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `INSERT INTO files (repository_id, id, tenant_id, path, revision, status)
+		VALUES ($1, 1, $2, 'synthetic.go', 'x', 'indexed')`, rec.ID, db.Tenant); err != nil {
+		t.Fatal(err)
+	}
+	rows := make([][]any, n)
+	vecs := make([][]any, n)
+	for i := range n {
+		var body []string
+		for range 30 {
+			body = append(body, words[rand.IntN(len(words))])
+		}
+		if i%1000 == 0 {
+			body = append(body, "zanzibar") // a rare term, as identifiers usually are
+		}
+		name := words[rand.IntN(len(words))] + words[rand.IntN(len(words))]
+		rows[i] = []any{rec.ID, int64(i + 1), db.Tenant, int64(1), "synthetic.go", name, name, "function", 1, 2, 0, 10,
+			strings.Join(body, " "), "h", "x", name, "", strings.Join(body, " ")}
+		v := make([]float32, dims)
+		for j := range v {
+			v[j] = rand.Float32() - 0.5
+		}
+		vecs[i] = []any{rec.ID, int64(i + 1), model, db.Tenant, "h", pgvector.NewVector(v)}
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
+		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash",
+		"revision", "search_name", "search_signature", "search_body"}, pgx.CopyFromRows(rows)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id", "model",
+		"tenant_id", "content_hash", "embedding"}, pgx.CopyFromRows(vecs)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `ANALYZE symbols; ANALYZE symbol_embeddings`); err != nil {
+		t.Fatal(err)
+	}
+	return rec.ID
+}
