@@ -219,6 +219,9 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
 	if changed {
 		prog.phase("resolving")
+		if err := w.reresolveImports(ctx, resolver); err != nil {
+			return sum, err
+		}
 		if err := w.resolveEdges(ctx); err != nil {
 			return sum, err
 		}

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -27,15 +28,16 @@ const refKinds = `('calls','inherits','implements','references')`
 
 const defKinds = `('module','part','block')`
 
-// receiverCalls are qualifiers that mean "this object".
-const receiverCalls = `('self','this','cls','super')`
-
+// qualifierRule decides whether definition d may be the target of edge e.
 const qualifierRule = `(
-	(e.target_qualifier = '' AND s.kind <> 'method')
-	OR (e.target_qualifier IN ` + receiverCalls + ` AND s.kind = 'method')
-	OR (e.target_qualifier NOT IN ('', 'self', 'this', 'cls', 'super')
-		AND (s.kind = 'method' OR s.qualified_name = e.target_qualifier || '.' || e.target_name)))`
+	(e.qual = '' AND d.kind <> 'method')
+	OR (e.qual IN ('self','this','cls','super') AND d.kind = 'method')
+	OR (e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
+		AND (d.kind = 'method' OR d.qualified_name = e.qual || '.' || e.target_name)))`
 
+// The work happens on small session tables built for the run and analysed, so the
+// planner joins on equality keys with hashes instead of guessing from stale
+// statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
 var resolveSteps = []struct{ name, sql string }{
 	{"forget dangling targets", `
 		UPDATE edges e SET target_id = NULL
@@ -47,73 +49,92 @@ var resolveSteps = []struct{ name, sql string }{
 		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
 		  AND f.repository_id = $1 AND f.path = e.target_path
 		  AND e.target_file_id IS DISTINCT FROM f.id`},
+	{"collect definitions", `
+		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
+		SELECT s.id, s.file_id, f.dir, f.language, s.kind, coalesce(s.receiver, '') AS receiver,
+		       s.qualified_name, s.exported, n.name
+		FROM symbols s
+		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
+		WHERE s.repository_id = $1 AND s.kind NOT IN ` + defKinds},
+	{"collect unresolved edges", `
+		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
+		SELECT e.id, e.file_id, f.dir, f.language, e.target_name, e.target_qualifier AS qual,
+		       coalesce(src.receiver, '') AS src_receiver
+		FROM edges e
+		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
+		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
+		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds},
+	{"collect import bindings", `
+		CREATE TEMP TABLE res_imports ON COMMIT DROP AS
+		SELECT DISTINCT file_id, target_qualifier AS qual, target_path
+		FROM edges WHERE repository_id = $1 AND kind = 'imports'`},
+	{"analyse", `ANALYZE res_defs; ANALYZE res_edges; ANALYZE res_imports`},
+	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint NOT NULL) ON COMMIT DROP`},
+	// 1. Same file. A qualifier bound to an import (billing.Refund) is not a local call.
 	{"same file", `
-		UPDATE edges u SET target_id = c.sid FROM (
-			SELECT DISTINCT ON (e.id) e.id AS eid, s.id AS sid
-			FROM edges e
-			JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
-			JOIN symbols s ON s.repository_id = e.repository_id AND s.file_id = e.file_id
-			     AND (s.name = e.target_name OR e.target_name = ANY (s.aliases))
-			WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
-			  AND s.kind NOT IN ` + defKinds + ` AND ` + qualifierRule + `
-			  AND NOT EXISTS (SELECT 1 FROM edges i WHERE i.repository_id = $1 AND i.file_id = e.file_id
-			                  AND i.kind = 'imports' AND i.target_qualifier <> '' AND i.target_qualifier = e.target_qualifier)
-			ORDER BY e.id, (s.receiver IS NOT DISTINCT FROM src.receiver) DESC, s.id
-		) c WHERE u.repository_id = $1 AND u.id = c.eid`},
+		INSERT INTO res_out
+		SELECT DISTINCT ON (e.id) e.id, d.id
+		FROM res_edges e JOIN res_defs d ON d.file_id = e.file_id AND d.name = e.target_name
+		WHERE ` + qualifierRule + `
+		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)
+		ORDER BY e.id, (d.receiver = e.src_receiver) DESC, d.id
+		ON CONFLICT DO NOTHING`},
+	// 2. A module the file imports: through its binding (pkg.Func, ns.f) or, for a
+	// bare name, any definition in an imported file (from x import f; import {f}).
 	{"imported modules", `
-		UPDATE edges u SET target_id = c.sid FROM (
-			SELECT DISTINCT ON (e.id) e.id AS eid, s.id AS sid
-			FROM edges e
-			JOIN edges i ON i.repository_id = e.repository_id AND i.file_id = e.file_id AND i.kind = 'imports'
-			     AND i.target_path IS NOT NULL
-			     AND (e.target_qualifier = '' OR i.target_qualifier = e.target_qualifier)
-			JOIN files f ON f.repository_id = e.repository_id
-			     AND (f.path = i.target_path OR (f.dir = i.target_path AND f.language = 'go'))
-			JOIN symbols s ON s.repository_id = e.repository_id AND s.file_id = f.id
-			     AND (s.name = e.target_name OR e.target_name = ANY (s.aliases))
-			WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
-			  AND s.kind NOT IN ` + defKinds + `
-			  AND (e.target_qualifier = '' AND s.kind <> 'method' OR i.target_qualifier = e.target_qualifier AND s.kind <> 'method')
-			ORDER BY e.id, s.exported DESC, s.id
-		) c WHERE u.repository_id = $1 AND u.id = c.eid`},
+		INSERT INTO res_out
+		SELECT DISTINCT ON (e.id) e.id, d.id
+		FROM res_edges e
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL
+		     AND (e.qual = '' OR i.qual = e.qual)
+		JOIN res_defs d ON d.name = e.target_name AND d.kind <> 'method'
+		     AND (d.dir = i.target_path AND d.language = 'go'
+		          OR d.file_id IN (SELECT f.id FROM files f WHERE f.repository_id = $1 AND f.path = i.target_path))
+		WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
+		ORDER BY e.id, d.exported DESC, d.id
+		ON CONFLICT DO NOTHING`},
+	// 3. The same Go package (directory).
 	{"same Go package", `
-		UPDATE edges u SET target_id = c.sid FROM (
-			SELECT DISTINCT ON (e.id) e.id AS eid, s.id AS sid
-			FROM edges e
-			JOIN files fs ON fs.repository_id = e.repository_id AND fs.id = e.file_id AND fs.language = 'go'
-			JOIN files f ON f.repository_id = e.repository_id AND f.dir = fs.dir AND f.language = 'go' AND f.id <> fs.id
-			JOIN symbols s ON s.repository_id = e.repository_id AND s.file_id = f.id AND s.name = e.target_name
-			WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
-			  AND s.kind NOT IN ` + defKinds + ` AND ` + qualifierRule + `
-			  AND NOT EXISTS (SELECT 1 FROM edges i WHERE i.repository_id = $1 AND i.file_id = e.file_id
-			                  AND i.kind = 'imports' AND i.target_qualifier <> '' AND i.target_qualifier = e.target_qualifier)
-			ORDER BY e.id, s.id
-		) c WHERE u.repository_id = $1 AND u.id = c.eid`},
+		INSERT INTO res_out
+		SELECT DISTINCT ON (e.id) e.id, d.id
+		FROM res_edges e JOIN res_defs d ON d.dir = e.dir AND d.language = 'go' AND d.name = e.target_name
+		WHERE e.language = 'go' AND ` + qualifierRule + `
+		  AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
+		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)
+		ORDER BY e.id, d.id
+		ON CONFLICT DO NOTHING`},
+	// 4. A name defined once in the repository. Not for a bare Go call (it can only
+	// reach its own package), not for a bare call to a method, and not through a
+	// qualifier bound to an external import (fmt.Println is not our Println).
 	{"unique name", `
-		WITH uniq AS (
-			SELECT name, min(id) AS sid, min(kind) AS kind FROM symbols
-			WHERE repository_id = $1 AND kind NOT IN ` + defKinds + `
-			GROUP BY name HAVING count(*) = 1
-		)
-		UPDATE edges e SET target_id = uniq.sid
-		FROM uniq, files fs
-		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
-		  AND e.target_name = uniq.name
-		  AND fs.repository_id = $1 AND fs.id = e.file_id
-		  -- Go: a bare call can only reach its own package (steps 1 and 3).
-		  AND NOT (fs.language = 'go' AND e.target_qualifier = '')
-		  AND NOT (e.target_qualifier = '' AND uniq.kind = 'method')
-		  -- fmt.Println is not our Println: a qualifier bound to an external import.
-		  AND NOT EXISTS (SELECT 1 FROM edges i WHERE i.repository_id = $1 AND i.file_id = e.file_id
-		                  AND i.kind = 'imports' AND i.target_qualifier = e.target_qualifier
-		                  AND i.target_qualifier <> '' AND i.target_path IS NULL)`},
+		INSERT INTO res_out
+		SELECT e.id, u.id
+		FROM res_edges e
+		JOIN (SELECT name, min(id) AS id, min(kind) AS kind FROM res_defs GROUP BY name HAVING count(DISTINCT id) = 1) u
+		     ON u.name = e.target_name
+		WHERE NOT (e.language = 'go' AND e.qual = '')
+		  AND NOT (e.qual = '' AND u.kind = 'method')
+		  AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
+		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> ''
+		                  AND i.qual = e.qual AND i.target_path IS NULL)
+		ON CONFLICT DO NOTHING`},
+	{"apply", `
+		UPDATE edges e SET target_id = o.sid
+		FROM res_out o WHERE e.repository_id = $1 AND e.id = o.edge_id`},
 }
 
 // resolveEdges links edges to their target symbols and imports to their files.
 func (w *writer) resolveEdges(ctx context.Context) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		for _, step := range resolveSteps {
-			if _, err := tx.Exec(ctx, step.sql, w.repoID); err != nil {
+			var err error
+			if strings.Contains(step.sql, "$1") {
+				_, err = tx.Exec(ctx, step.sql, w.repoID)
+			} else {
+				_, err = tx.Exec(ctx, step.sql)
+			}
+			if err != nil {
 				return fmt.Errorf("resolve edges (%s): %w", step.name, err)
 			}
 		}
@@ -134,4 +155,44 @@ func (w *writer) counts(ctx context.Context) (repoCounts, error) {
 		return c, fmt.Errorf("count rows: %w", err)
 	}
 	return c, nil
+}
+
+// reresolveImports recomputes where every import points. A file's own imports are
+// resolved when it is parsed, but adding or deleting another file changes the
+// answer for files that did not change (./money now missing, or newly present).
+func (w *writer) reresolveImports(ctx context.Context, r *importResolver) error {
+	rows, err := w.db.Pool.Query(ctx, `SELECT e.id, e.path, coalesce(f.language, ''), e.target_name, coalesce(e.target_path, '')
+		FROM edges e JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
+		WHERE e.repository_id = $1 AND e.kind = 'imports'`, w.repoID)
+	if err != nil {
+		return fmt.Errorf("re-resolve imports: %w", err)
+	}
+	var ids []int64
+	var targets []*string
+	var id int64
+	var path, lang, name, old string
+	_, err = pgx.ForEachRow(rows, []any{&id, &path, &lang, &name, &old}, func() error {
+		if now := r.resolve(lang, path, name); now != old {
+			ids = append(ids, id)
+			if now == "" {
+				targets = append(targets, nil)
+			} else {
+				targets = append(targets, &now)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("re-resolve imports: %w", err)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = NULL
+		FROM unnest($2::bigint[], $3::text[]) AS u(id, path)
+		WHERE e.repository_id = $1 AND e.id = u.id`, w.repoID, ids, targets)
+	if err != nil {
+		return fmt.Errorf("re-resolve imports: %w", err)
+	}
+	return nil
 }
