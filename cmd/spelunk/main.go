@@ -71,6 +71,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, graph.Callers), newWalkCmd(g, graph.Callees),
 		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
+	root.AddCommand(newMemoryCmds(g)...)
 	return root
 }
 

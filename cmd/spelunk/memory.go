@@ -1,0 +1,871 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// newMemoryCmds returns the agent-memory commands (issue 5): memory, nugget, state,
+// briefing and conflicts. All work on the project of --repo (registered on first
+// use, indexed or not) within --tenant.
+func newMemoryCmds(g *globals) []*cobra.Command {
+	return []*cobra.Command{newMemoryCmd(g), newNuggetCmd(g), newStateCmd(g), newBriefingCmd(g), newConflictsCmd(g)}
+}
+
+// memSession is an open memory store for one command.
+type memSession struct {
+	db    *pg.DB
+	store *memory.Store
+}
+
+func (s *memSession) close() { s.db.Close() }
+
+// memOpen opens the database and the project's memory store. With embedder set it
+// builds the configured embedder (a fallback note goes to stderr) and embeds the
+// memories left pending by an earlier outage, so they are checked for conflicts.
+func memOpen(cmd *cobra.Command, g *globals, embedder bool, threshold float64) (*memSession, error) {
+	ctx := cmd.Context()
+	root, err := repoRoot(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	var opts memory.Options
+	opts.Threshold = threshold
+	if embedder {
+		e, note, err := g.embed.embedder()
+		if err != nil {
+			return nil, err
+		}
+		if note != "" && !g.json {
+			fmt.Fprintln(cmd.ErrOrStderr(), note)
+		}
+		opts.Embedder = e
+	}
+	db, err := openDB(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := db.EnsureRepository(ctx, root)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	s := &memSession{db: db, store: memory.New(db, repo.ID, opts)}
+	if embedder {
+		rep, err := s.store.EmbedPending(ctx)
+		switch {
+		case errors.Is(err, embed.ErrUnavailable):
+			fmt.Fprintln(cmd.ErrOrStderr(), "note: memories stored while the embedder was down are still PENDING_EMBEDDING (the embedder is unavailable)")
+		case err != nil:
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", err)
+		case rep.Embedded > 0:
+			fmt.Fprintf(cmd.ErrOrStderr(), "note: embedded %d pending memories; conflicts opened: %d\n", rep.Embedded, len(rep.Conflicts))
+		}
+	}
+	return s, nil
+}
+
+// memAuthor is the --author flag, else $SPELUNK_AUTHOR, else the login name.
+func memAuthor(flag string) string {
+	for _, v := range []string{flag, os.Getenv("SPELUNK_AUTHOR"), os.Getenv("USER"), os.Getenv("LOGNAME")} {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return "unknown"
+}
+
+func memJSON(w io.Writer, v any) error { return json.NewEncoder(w).Encode(v) }
+
+// memLine is a one-line summary of a memory.
+func memLine(m memory.Memory) string {
+	return fmt.Sprintf("%s  %-17s %-8s %-12s %s", memShortID(m.ID), m.Status, m.Kind, memClip(m.Author, 12), memClip(m.Content, 80))
+}
+
+func memShortID(id string) string {
+	if len(id) >= 8 {
+		return id[:8]
+	}
+	return id
+}
+
+// memClip shortens s to n runes on one line.
+func memClip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func memTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
+
+func newMemoryCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "Record, list, show, search, supersede and invalidate agent memories",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown memory command %q (add, list, show, search, supersede, invalidate)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(newMemoryAddCmd(g), newMemoryListCmd(g), newMemoryShowCmd(g), newMemorySearchCmd(g),
+		newMemorySupersedeCmd(g), newMemoryInvalidateCmd(g))
+	return cmd
+}
+
+func newMemoryAddCmd(g *globals) *cobra.Command {
+	var kind, author string
+	var parents []string
+	var threshold float64
+	cmd := &cobra.Command{
+		Use:   `add --kind fact|decision|rule|episode --author AGENT [--parent ID] "text"`,
+		Short: "Record a memory; prints its id, and DISPUTED with the conflict id if it contradicts another",
+		Long: "Record a memory. It is compared with the project's live memories: one it contradicts is\n" +
+			"DISPUTED with it in a conflict for a person to resolve (spelunk conflicts). A memory naming a\n" +
+			"parent it contradicts is a correction: the parent is SUPERSEDED. When the embedder is down\n" +
+			"the memory is stored as PENDING_EMBEDDING and checked by the next memory command.",
+		Args: rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !memory.Kind(kind).Valid() {
+				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)
+			}
+			if strings.TrimSpace(author) == "" {
+				return usagef("--author is required: the agent or person recording the memory")
+			}
+			if threshold < 0 || threshold > 1 {
+				return usagef("--threshold must be between 0 and 1")
+			}
+			s, err := memOpen(cmd, g, true, threshold)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			a, err := s.store.Add(cmd.Context(), memory.NewMemory{Kind: memory.Kind(kind), Author: author, Text: args[0], Parents: parents})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				var cid *string
+				if a.ConflictID != "" {
+					cid = &a.ConflictID
+				}
+				return memJSON(out, struct {
+					ID         string        `json:"id"`
+					Status     memory.Status `json:"status"`
+					ConflictID *string       `json:"conflict_id"`
+					Corrected  []string      `json:"corrected,omitempty"`
+				}{a.Memory.ID, a.Memory.Status, cid, a.Corrected})
+			}
+			fmt.Fprintln(out, a.Memory.ID)
+			for _, id := range a.Corrected {
+				fmt.Fprintf(out, "corrects %s: it is now SUPERSEDED by this memory\n", id)
+			}
+			switch {
+			case a.ConflictID != "":
+				c, err := s.store.Conflict(cmd.Context(), a.ConflictID)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "DISPUTED: conflict %s (%d memories, similarity %.2f): %s\n", a.ConflictID, len(c.MemoryIDs), c.Similarity, c.Reason)
+				fmt.Fprintf(out, "resolve with: spelunk conflicts show %s\n", memShortID(a.ConflictID))
+			case a.Memory.Status == memory.StatusPendingEmbedding:
+				fmt.Fprintln(out, "PENDING_EMBEDDING: the embedder is unavailable; conflicts are checked once it is back")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&kind, "kind", "", "fact, decision, rule or episode")
+	f.StringVar(&author, "author", "", "the agent (or person) recording the memory")
+	f.StringArrayVar(&parents, "parent", nil, "a memory this one corrects or refines (id or unique prefix; repeatable)")
+	f.Float64Var(&threshold, "threshold", 0, "similarity from which memories are checked for contradiction (default: per embedder, see DefaultThreshold)")
+	return cmd
+}
+
+func newMemoryListCmd(g *globals) *cobra.Command {
+	var status, author, kind string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "list [--status S] [--author A] [--kind K]",
+		Short: "List the project's memories, newest first",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st := memory.Status(strings.ToUpper(status))
+			if status != "" && !st.Valid() {
+				return usagef("--status must be one of %v (got %q)", memory.Statuses, status)
+			}
+			if kind != "" && !memory.Kind(kind).Valid() {
+				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)
+			}
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			ms, err := s.store.List(cmd.Context(), memory.Filter{Status: st, Author: author, Kind: memory.Kind(kind), Limit: limit})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, m := range ms {
+				if g.json {
+					if err := memJSON(out, m); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintln(out, memLine(m))
+			}
+			if len(ms) == 0 && !g.json {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no memories")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&status, "status", "", "ACTIVE, SUPERSEDED, DISPUTED, INVALIDATED or PENDING_EMBEDDING")
+	f.StringVar(&author, "author", "", "only this author's memories")
+	f.StringVar(&kind, "kind", "", "only this kind")
+	f.IntVar(&limit, "limit", 100, "at most this many")
+	return cmd
+}
+
+func newMemoryShowCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a memory with its lineage (parents, successors, corrections) and audit trail",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			l, err := s.store.Lineage(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				return memJSON(out, l)
+			}
+			memPrintLineage(out, l)
+			return nil
+		},
+	}
+}
+
+func memPrintLineage(w io.Writer, l memory.Lineage) {
+	m := l.Memory
+	fmt.Fprintf(w, "id       %s\nkind     %s\nstatus   %s", m.ID, m.Kind, m.Status)
+	if m.StatusAt != nil {
+		fmt.Fprintf(w, " (by %s at %s", m.StatusBy, memTime(*m.StatusAt))
+		if m.StatusReason != "" {
+			fmt.Fprintf(w, ": %s", m.StatusReason)
+		}
+		fmt.Fprint(w, ")")
+	}
+	fmt.Fprintf(w, "\nauthor   %s\ncreated  %s\n", m.Author, memTime(m.CreatedAt))
+	if m.SupersededBy != "" {
+		fmt.Fprintf(w, "replaced %s\n", m.SupersededBy)
+	}
+	if m.TombstonedAt != nil {
+		fmt.Fprintf(w, "tombstone %s: %s\n", memTime(*m.TombstonedAt), m.TombstoneReason)
+	}
+	fmt.Fprintf(w, "\n%s\n", m.Content)
+	if len(l.Ancestors) > 0 {
+		fmt.Fprintln(w, "\nlineage (parents first):")
+		for _, a := range l.Ancestors {
+			fmt.Fprintf(w, "  %s%s\n", strings.Repeat("  ", a.Depth-1), memLine(a.Memory))
+		}
+	}
+	if len(l.Successors) > 0 {
+		fmt.Fprintln(w, "\nsuperseded by:")
+		for _, s := range l.Successors {
+			fmt.Fprintf(w, "  -> %s\n", memLine(s))
+		}
+	}
+	if len(l.Children) > 0 {
+		fmt.Fprintln(w, "\ncorrections and refinements:")
+		for _, c := range l.Children {
+			fmt.Fprintf(w, "  %s\n", memLine(c))
+		}
+	}
+	fmt.Fprintln(w, "\nhistory:")
+	for _, e := range l.Events {
+		from := string(e.FromStatus)
+		if from == "" {
+			from = "-"
+		}
+		fmt.Fprintf(w, "  %s  %-10s %s -> %s by %s", memTime(e.At), e.Action, from, e.ToStatus, e.Actor)
+		if e.Reason != "" {
+			fmt.Fprintf(w, ": %s", e.Reason)
+		}
+		if e.ConflictID != "" {
+			fmt.Fprintf(w, " [conflict %s]", memShortID(e.ConflictID))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+func newMemorySearchCmd(g *globals) *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:   `search "query"`,
+		Short: "Search the project's live memories (dense similarity fused with full text)",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if limit <= 0 {
+				return usagef("--limit must be positive")
+			}
+			s, err := memOpen(cmd, g, true, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			res, err := s.store.Search(cmd.Context(), args[0], limit)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				return memJSON(out, res)
+			}
+			if !res.Dense {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; results are from full-text search only")
+			}
+			for i, h := range res.Hits {
+				fmt.Fprintf(out, "%2d  %.4f  %s\n", i+1, h.Score, memLine(h.Memory))
+			}
+			if len(res.Hits) == 0 {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no matching memories")
+			}
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&limit, "limit", 10, "number of results (at most 40)")
+	return cmd
+}
+
+func newMemorySupersedeCmd(g *globals) *cobra.Command {
+	var author, reason string
+	cmd := &cobra.Command{
+		Use:   "supersede OLD NEW",
+		Short: "Mark memory OLD as replaced by memory NEW",
+		Args:  rangeArgs(2, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			m, err := s.store.Supersede(cmd.Context(), args[0], args[1], memAuthor(author), reason)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), m)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit trail)")
+	return cmd
+}
+
+func newMemoryInvalidateCmd(g *globals) *cobra.Command {
+	var author, reason string
+	cmd := &cobra.Command{
+		Use:   `invalidate ID --reason "..."`,
+		Short: "Tombstone a memory: kept for lineage and audit, no longer standing",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(reason) == "" {
+				return usagef("--reason is required: say why the memory is invalid")
+			}
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			m, err := s.store.Invalidate(cmd.Context(), args[0], memAuthor(author), reason)
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), m)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s INVALIDATED: %s\n", m.ID, m.TombstoneReason)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
+	cmd.Flags().StringVar(&reason, "reason", "", "why the memory no longer holds (required)")
+	return cmd
+}
+
+func newNuggetCmd(g *globals) *cobra.Command {
+	var author string
+	cmd := &cobra.Command{
+		Use:   "nugget",
+		Short: "Project-wide key/value facts: last write wins, every write kept",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown nugget command %q (set, get, list, history)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	set := &cobra.Command{
+		Use:   "set KEY VALUE",
+		Short: "Set a nugget",
+		Args:  rangeArgs(2, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			r, err := s.store.SetNugget(cmd.Context(), memory.NuggetWrite{Key: args[0], Value: args[1], Author: memAuthor(author)})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), r)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s = %s\n", r.Nugget.Key, r.Nugget.Value)
+			if !r.Applied {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: a later write is current; this one is kept in the history")
+			}
+			return nil
+		},
+	}
+	set.Flags().StringVar(&author, "author", "", "who writes (default $SPELUNK_AUTHOR, else $USER)")
+	get := &cobra.Command{
+		Use:   "get KEY",
+		Short: "Print a nugget's current value",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			n, err := s.store.Nugget(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), n)
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), n.Value)
+			return nil
+		},
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List the current nuggets",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			ns, err := s.store.Nuggets(cmd.Context())
+			if err != nil {
+				return err
+			}
+			for _, n := range ns {
+				if g.json {
+					if err := memJSON(cmd.OutOrStdout(), n); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s = %s  (%s, %s)\n", n.Key, n.Value, n.Author, memTime(n.UpdatedAt))
+			}
+			return nil
+		},
+	}
+	history := &cobra.Command{
+		Use:   "history KEY",
+		Short: "Every write of a nugget, oldest first; the last is current",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			vs, err := s.store.NuggetHistory(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			for _, v := range vs {
+				if g.json {
+					if err := memJSON(cmd.OutOrStdout(), v); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s  %-12s %s\n", memTime(v.WrittenAt), memClip(v.Author, 12), v.Value)
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(set, get, list, history)
+	return cmd
+}
+
+func newStateCmd(g *globals) *cobra.Command {
+	var summary, author string
+	var blockers, priorities []string
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "The project's state compilation: summary, blockers, priorities",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown state command %q (set, show)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	set := &cobra.Command{
+		Use:   `set --summary "..." [--blockers "..."]... [--priorities "..."]...`,
+		Short: "Record a state compilation (the latest one is the state)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(summary) == "" {
+				return usagef("--summary is required")
+			}
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			st, err := s.store.SetState(cmd.Context(), memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), st)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "state %d recorded\n", st.ID)
+			return nil
+		},
+	}
+	f := set.Flags()
+	f.StringVar(&summary, "summary", "", "where the project stands (required)")
+	f.StringArrayVar(&blockers, "blockers", nil, "a blocker (repeat the flag for several)")
+	f.StringArrayVar(&priorities, "priorities", nil, "a priority, most important first (repeat the flag for several)")
+	f.StringVar(&author, "author", "", "who compiled it (default $SPELUNK_AUTHOR, else $USER)")
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Show the latest state compilation",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			st, err := s.store.LatestState(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), st)
+			}
+			memPrintState(cmd.OutOrStdout(), st)
+			return nil
+		},
+	}
+	cmd.AddCommand(set, show)
+	return cmd
+}
+
+func memPrintState(w io.Writer, st memory.State) {
+	fmt.Fprintf(w, "%s\n(compiled by %s at %s)\n", st.Summary, st.Author, memTime(st.CompiledAt))
+	for _, l := range []struct {
+		title string
+		items []string
+	}{{"blockers", st.Blockers}, {"priorities", st.Priorities}} {
+		if len(l.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s:\n", l.title)
+		for i, it := range l.items {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, it)
+		}
+	}
+}
+
+func newBriefingCmd(g *globals) *cobra.Command {
+	var query string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   `briefing [--query "..."]`,
+		Short: "What an agent should know: top memories, nuggets, latest state, open conflicts (one round trip)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if limit <= 0 {
+				return usagef("--limit must be positive")
+			}
+			s, err := memOpen(cmd, g, true, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			b, err := s.store.Briefing(cmd.Context(), memory.BriefingOptions{Query: query, Limit: limit})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				return memJSON(out, b)
+			}
+			if query != "" && b.Ranking != "similarity" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; memories are the most recent, not the most similar")
+			}
+			fmt.Fprintf(out, "memories (%s):\n", b.Ranking)
+			for _, m := range b.Memories {
+				sim := "   - "
+				if m.Similarity != nil {
+					sim = fmt.Sprintf("%.2f ", *m.Similarity)
+				}
+				fmt.Fprintf(out, "  %s %s  %-8s %-9s %s\n", sim, memShortID(m.ID), m.Kind, m.Status, memClip(m.Content, 90))
+			}
+			if len(b.Nuggets) > 0 {
+				fmt.Fprintln(out, "nuggets:")
+				for _, n := range b.Nuggets {
+					fmt.Fprintf(out, "  %s = %s\n", n.Key, n.Value)
+				}
+			}
+			if b.State != nil {
+				fmt.Fprintln(out, "state:")
+				var sb strings.Builder
+				memPrintState(&sb, *b.State)
+				for _, line := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+					fmt.Fprintf(out, "  %s\n", line)
+				}
+			}
+			fmt.Fprintf(out, "open conflicts: %d\n", b.OpenConflicts)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&query, "query", "", "rank memories by similarity to this (default: the most recent)")
+	cmd.Flags().IntVar(&limit, "limit", 10, "number of memories (at most 100)")
+	return cmd
+}
+
+func newConflictsCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "conflicts",
+		Short: "Review and resolve contradicting memories",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown conflicts command %q (list, show, resolve, undo)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	var status string
+	list := &cobra.Command{
+		Use:   "list [--status open|resolved|all]",
+		Short: "List conflicts (open ones by default, oldest first)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st := memory.ConflictStatus(status)
+			switch status {
+			case "all":
+				st = ""
+			case "open", "resolved":
+			default:
+				return usagef("--status must be open, resolved or all (got %q)", status)
+			}
+			s, err := memOpen(cmd, g, true, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			cs, err := s.store.Conflicts(cmd.Context(), st)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			for _, c := range cs {
+				if g.json {
+					if err := memJSON(out, c); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(out, "%s  %-8s %.2f  %d memories  %s\n", memShortID(c.ID), c.Status, c.Similarity, len(c.MemoryIDs), memClip(c.Reason, 90))
+			}
+			if len(cs) == 0 && !g.json {
+				fmt.Fprintln(cmd.ErrOrStderr(), "no conflicts")
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&status, "status", "open", "open, resolved or all")
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a conflict with every side (a, b, ...)",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			d, err := s.store.Conflict(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), d)
+			}
+			memPrintConflict(cmd.OutOrStdout(), d)
+			return nil
+		},
+	}
+	cmd.AddCommand(list, show, newConflictsResolveCmd(g), newConflictsUndoCmd(g))
+	return cmd
+}
+
+func memPrintConflict(w io.Writer, d memory.ConflictDetail) {
+	fmt.Fprintf(w, "conflict   %s\nstatus     %s\nsimilarity %.3f\nreason     %s\nopened     %s\n",
+		d.ID, d.Status, d.Similarity, d.Reason, memTime(d.CreatedAt))
+	if d.ResolvedAt != nil {
+		fmt.Fprintf(w, "resolved   %s by %s at %s", d.Resolution, d.Resolver, memTime(*d.ResolvedAt))
+		if d.Note != "" {
+			fmt.Fprintf(w, ": %s", d.Note)
+		}
+		fmt.Fprintln(w)
+	}
+	for i, m := range d.Memories {
+		fmt.Fprintf(w, "\n[%c] %s  %s  %s by %s at %s\n    %s\n", 'a'+i, m.ID, m.Status, m.Kind, m.Author, memTime(m.CreatedAt),
+			strings.ReplaceAll(strings.TrimSpace(m.Content), "\n", "\n    "))
+	}
+	if d.Status == memory.ConflictOpen {
+		fmt.Fprintf(w, "\nresolve: spelunk conflicts resolve %s --keep a|b|both | --merge \"text\" | --invalidate a|ID [--note ...]\n", memShortID(d.ID))
+	}
+}
+
+func newConflictsResolveCmd(g *globals) *cobra.Command {
+	var keep, merge, invalidate, note, author, kind string
+	cmd := &cobra.Command{
+		Use:   `resolve ID --keep a|b|both | --merge "text" | --invalidate ID [--note ...]`,
+		Short: "Settle a conflict: keep one side (the others SUPERSEDED), keep both, merge, or invalidate one",
+		Long: "Settle an open conflict. --keep a (or b, c, ..., or a memory id) keeps that memory and supersedes\n" +
+			"the others; --keep both keeps all and never flags the pair again; --merge records a new memory,\n" +
+			"authored by you with the sides as parents, that supersedes them; --invalidate tombstones one side.\n" +
+			"Every change is audited; `spelunk conflicts undo ID` reverts it.",
+		Args: rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n := 0
+			for _, v := range []string{keep, merge, invalidate} {
+				if v != "" {
+					n++
+				}
+			}
+			if n != 1 {
+				return usagef("give exactly one of --keep a|b|both, --merge \"text\" or --invalidate ID")
+			}
+			if kind != "" && !memory.Kind(kind).Valid() {
+				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)
+			}
+			r := memory.Resolution{Resolver: memAuthor(author), Note: note, Kind: memory.Kind(kind)}
+			switch {
+			case strings.EqualFold(keep, "both"):
+				r.Action = memory.ResolveKeepAll
+			case keep != "":
+				r.Action, r.Memory = memory.ResolveKeep, keep
+			case merge != "":
+				r.Action, r.Text = memory.ResolveMerge, merge
+			default:
+				r.Action, r.Memory = memory.ResolveInvalidate, invalidate
+			}
+			s, err := memOpen(cmd, g, r.Action == memory.ResolveMerge, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			res, err := s.store.Resolve(cmd.Context(), args[0], r)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				return memJSON(out, res)
+			}
+			fmt.Fprintf(out, "conflict %s resolved: %s\n", res.Conflict.ID, res.Conflict.Resolution)
+			if res.Merged != nil {
+				fmt.Fprintf(out, "merged memory %s (%s)\n", res.Merged.ID, res.Merged.Status)
+			}
+			if res.MergedConflictID != "" {
+				fmt.Fprintf(out, "note: the merged memory contradicts another memory: conflict %s\n", res.MergedConflictID)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&keep, "keep", "", "a, b, ... (the side), a memory id, or both")
+	f.StringVar(&merge, "merge", "", "the statement that replaces all sides")
+	f.StringVar(&invalidate, "invalidate", "", "the side (a, b, ...) or memory id to tombstone")
+	f.StringVar(&note, "note", "", "why (recorded with the resolution)")
+	f.StringVar(&author, "author", "", "who resolves (default $SPELUNK_AUTHOR, else $USER)")
+	f.StringVar(&kind, "kind", "", "kind of the merged memory (default: side a's)")
+	return cmd
+}
+
+func newConflictsUndoCmd(g *globals) *cobra.Command {
+	var author string
+	cmd := &cobra.Command{
+		Use:   "undo ID",
+		Short: "Revert a conflict's resolution: statuses restored, the conflict reopened",
+		Args:  rangeArgs(1, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			s, err := memOpen(cmd, g, false, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			c, err := s.store.Undo(cmd.Context(), args[0], memAuthor(author))
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return memJSON(cmd.OutOrStdout(), c)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "conflict %s reopened; its memories have their statuses from before the resolution\n", c.ID)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&author, "author", "", "who undoes (default $SPELUNK_AUTHOR, else $USER)")
+	return cmd
+}

@@ -1,0 +1,185 @@
+package memory
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+)
+
+// NewMemory is what Add records.
+type NewMemory struct {
+	Kind   Kind
+	Author string
+	Text   string
+	// Parents are the memories this one corrects or refines (ids or unique
+	// prefixes), in the same project.
+	Parents []string
+}
+
+// Added is the outcome of Add.
+type Added struct {
+	Memory Memory `json:"memory"`
+	// ConflictID is the open conflict the memory is part of ("" when none).
+	ConflictID string `json:"conflict_id,omitempty"`
+	// Corrected are parents the memory contradicts: a correction supersedes them.
+	Corrected []string `json:"corrected,omitempty"`
+}
+
+// Add records a memory and checks it for conflicts with the live memories of the
+// project. When the embedder is unavailable the memory is stored as
+// PENDING_EMBEDDING and checked by a later EmbedPending.
+func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
+	if err := validateNew(in); err != nil {
+		return Added{}, fmt.Errorf("add memory: %w", err)
+	}
+	vec, model, err := s.embedOne(ctx, in.Text)
+	if err != nil {
+		return Added{}, fmt.Errorf("add memory: %w", err)
+	}
+	var out Added
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		out, err = s.add(ctx, tx, in, vec, model)
+		return err
+	})
+	if err != nil {
+		return Added{}, fmt.Errorf("add memory: %w", err)
+	}
+	return out, nil
+}
+
+func validateNew(in NewMemory) error {
+	if !in.Kind.Valid() {
+		return fmt.Errorf("kind %q is not one of fact, decision, rule, episode: %w", in.Kind, ErrInvalid)
+	}
+	if err := checkActor(in.Author); err != nil {
+		return err
+	}
+	if len(in.Parents) > MaxParents {
+		return fmt.Errorf("%d parents; the limit is %d: %w", len(in.Parents), MaxParents, ErrTooLarge)
+	}
+	return checkText("memory text", in.Text, MaxContentBytes)
+}
+
+// embedOne embeds text with the store's embedder. A nil vector with a nil error
+// means the embedder is unavailable (or absent): store the memory as pending.
+func (s *Store) embedOne(ctx context.Context, text string) ([]float32, string, error) {
+	vecs, model, err := s.embed(ctx, []string{text})
+	if err != nil || vecs == nil {
+		return nil, "", err
+	}
+	return vecs[0], model, nil
+}
+
+// embed embeds texts and registers the model. It returns nil vectors without an
+// error when the embedder is absent or its backend is down (embed.ErrUnavailable).
+func (s *Store) embed(ctx context.Context, texts []string) ([][]float32, string, error) {
+	if s.emb == nil || len(texts) == 0 {
+		return nil, "", nil
+	}
+	vecs, err := s.emb.Embed(ctx, texts)
+	if errors.Is(err, embed.ErrUnavailable) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("embed: %w", err)
+	}
+	if len(vecs) != len(texts) {
+		return nil, "", fmt.Errorf("embed: embedder %s returned %d vectors for %d texts", s.emb.Name(), len(vecs), len(texts))
+	}
+	for _, v := range vecs {
+		if len(v) == 0 || len(v) != len(vecs[0]) {
+			return nil, "", fmt.Errorf("embed: embedder %s returned vectors of %d and %d dimensions", s.emb.Name(), len(vecs[0]), len(v))
+		}
+	}
+	model := s.emb.Name()
+	if err := s.ensureModel(ctx, model, len(vecs[0])); err != nil {
+		return nil, "", err
+	}
+	return vecs, model, nil
+}
+
+// add inserts the memory (in the caller's locked transaction), its embedding and
+// audit event, then checks it for conflicts.
+func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Added, error) {
+	m, err := s.insert(ctx, tx, in, vec, model)
+	if err != nil {
+		return Added{}, err
+	}
+	out := Added{Memory: m}
+	if vec == nil {
+		return out, nil
+	}
+	det, err := s.detect(ctx, tx, m, vec, model, in.Author)
+	if err != nil {
+		return Added{}, err
+	}
+	out.ConflictID, out.Corrected = det.conflictID, det.corrected
+	if det.conflictID != "" || len(det.corrected) > 0 {
+		if out.Memory, err = s.get(ctx, tx, m.ID); err != nil {
+			return Added{}, err
+		}
+	}
+	return out, nil
+}
+
+// insert stores a memory, its embedding (when vec is not nil; otherwise it is
+// PENDING_EMBEDDING) and the "add" event, without checking for conflicts.
+func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Memory, error) {
+	parents := make([]string, 0, len(in.Parents))
+	for _, ref := range in.Parents {
+		id, err := s.resolveMemory(ctx, tx, ref)
+		if err != nil {
+			return Memory{}, fmt.Errorf("parent: %w", err)
+		}
+		parents = appendNew(parents, id)
+	}
+	status := StatusActive
+	if vec == nil {
+		status = StatusPendingEmbedding
+	}
+	rows, err := tx.Query(ctx, `INSERT INTO memories AS m (repository_id, id, parent_ids, author, kind, content, content_hash, status)
+		VALUES ($1, gen_random_uuid(), $2::uuid[], $3, $4, $5, $6, $7)
+		RETURNING `+memoryColumns,
+		s.project, parents, in.Author, string(in.Kind), in.Text, contentHash(in.Text), string(status))
+	if err != nil {
+		return Memory{}, fmt.Errorf("insert: %w", err)
+	}
+	m, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Memory])
+	if err != nil {
+		return Memory{}, fmt.Errorf("insert: %w", err)
+	}
+	if _, err := tx.Exec(ctx, eventSQL, s.project, m.ID, ActionAdd, "", string(status), in.Author, "", ""); err != nil {
+		return Memory{}, fmt.Errorf("audit: %w", err)
+	}
+	if vec != nil {
+		if err := s.storeEmbedding(ctx, tx, m.ID, model, vec); err != nil {
+			return Memory{}, err
+		}
+	}
+	return m, nil
+}
+
+func (s *Store) storeEmbedding(ctx context.Context, q querier, id, model string, vec []float32) error {
+	_, err := q.Exec(ctx, `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding)
+		VALUES ($1, $2::uuid, $3, $4)
+		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding`,
+		s.project, id, model, pgvector.NewVector(vec))
+	if err != nil {
+		return fmt.Errorf("store embedding: %w", err)
+	}
+	return nil
+}
+
+// contentHash identifies a text: the same statement written twice has one hash.
+func contentHash(text string) string {
+	sum := sha256.Sum256([]byte(text))
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,156 @@
+package contradict
+
+// clause is a stretch of a statement that negation applies to as a whole.
+type clause struct {
+	toks    []token         // words (negators left out) and values, in order
+	content map[string]bool // keys of content words and values
+	marks   []mark          // the clause's negations
+}
+
+// mark is one negation in a clause. A negation of the whole clause ("do not",
+// "must never", "not allowed", "forbidden") always counts; a negation of one word
+// ("does not retry", "disabled") counts only against a clause that mentions that
+// word.
+type mark struct {
+	surface string // as written: "not retry", "disabled"
+	whole   bool
+	key     string // word-level: the key of the negated word ("" when none follows)
+}
+
+// statement is the analysis of one memory's text.
+type statement struct {
+	event   bool
+	clauses []clause
+	words   map[string]bool              // content word keys of the whole statement
+	values  map[string]map[string]string // value type -> key -> as written
+	shaped  map[string]bool              // word keys written like names somewhere
+	toks    []token                      // all word and value tokens
+}
+
+func analyze(s Statement) statement {
+	st := statement{
+		event:  s.Event,
+		words:  map[string]bool{},
+		values: map[string]map[string]string{},
+		shaped: map[string]bool{},
+	}
+	var raw []token
+	flush := func() {
+		if c, ok := st.clause(raw); ok {
+			st.clauses = append(st.clauses, c)
+		}
+		raw = raw[:0]
+	}
+	text := s.Text
+	if len(text) > MaxTextBytes {
+		text = text[:MaxTextBytes]
+	}
+	for _, t := range tokenize(text) {
+		if t.kind == tBreak || (t.kind == tWord && clauseBreakSet[t.lower]) {
+			flush()
+			continue
+		}
+		raw = append(raw, t)
+	}
+	flush()
+	return st
+}
+
+// clause analyses the tokens of one clause and records them in the statement.
+func (st *statement) clause(raw []token) (clause, bool) {
+	c := clause{content: map[string]bool{}}
+	for i, t := range raw {
+		if t.kind == tValue {
+			if st.values[t.vtype] == nil {
+				st.values[t.vtype] = map[string]string{}
+			}
+			st.values[t.vtype][t.key] = t.surface
+			c.content[t.key] = true
+			c.toks = append(c.toks, t)
+			st.toks = append(st.toks, t)
+			continue
+		}
+		switch {
+		case t.neg:
+			key, surface := nextContent(raw, i)
+			m := mark{surface: t.surface, whole: negatesClause(raw, i), key: key}
+			if surface != "" {
+				m.surface += " " + surface
+			}
+			c.marks = append(c.marks, m)
+		case t.flip:
+			c.marks = append(c.marks, mark{surface: t.surface, whole: clauseFlips[t.key], key: t.key})
+		}
+		if t.neg {
+			continue
+		}
+		c.toks = append(c.toks, t)
+		st.toks = append(st.toks, t)
+		if t.shaped {
+			st.shaped[t.key] = true
+		}
+		if !t.stop {
+			c.content[t.key] = true
+			st.words[t.key] = true
+		}
+	}
+	return c, len(c.toks) > 0 || len(c.marks) > 0
+}
+
+// negatesClause reports whether the negator at raw[i] negates its whole clause: an
+// imperative ("Never squash", "Do not deploy"), a negated modal ("must not",
+// "cannot", "should never") or a negated permission ("not allowed", "not needed").
+func negatesClause(raw []token, i int) bool {
+	first := 0
+	for first < len(raw) && raw[first].kind != tWord {
+		first++
+	}
+	switch {
+	case i == first:
+		return true
+	case i == first+1 && doWords[raw[first].lower]:
+		return true
+	case raw[i].lower == "cannot":
+		return true
+	case i > 0 && modals[raw[i-1].lower]:
+		return true
+	}
+	for j := i + 1; j < len(raw); j++ {
+		if raw[j].kind == tWord && raw[j].stop {
+			continue
+		}
+		return raw[j].kind == tWord && permissions[raw[j].key]
+	}
+	return false
+}
+
+// nextContent is the first content word or value after raw[i], the word a negator
+// negates: its key and surface ("" when there is none: the negation then counts).
+func nextContent(raw []token, i int) (string, string) {
+	for j := i + 1; j < len(raw); j++ {
+		if raw[j].kind == tValue || (!raw[j].stop && !raw[j].neg) {
+			return raw[j].key, raw[j].surface
+		}
+	}
+	return "", ""
+}
+
+// negatedAgainst reports the clause's polarity as seen from other. Clause-level
+// negations always count; a word-level one only when other mentions the word:
+// "does not retry" against "retries", "disabled" against "enabled". Otherwise it
+// negates a predicate of its own: "uploads over 10 MB are rejected" says nothing
+// opposite to "the upload limit is 10 MB".
+func (c clause) negatedAgainst(other clause) bool {
+	return len(c.counted(other))%2 == 1
+}
+
+// counted returns the marks of c that count against other.
+func (c clause) counted(other clause) []mark {
+	var out []mark
+	for _, m := range c.marks {
+		if m.whole || m.key == "" || other.content[m.key] {
+			out = append(out, m)
+		}
+	}
+	return out
+}

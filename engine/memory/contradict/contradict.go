@@ -1,0 +1,418 @@
+// Package contradict is spelunk's built-in contradiction heuristic: given two
+// statements that an embedder already found similar, it decides whether they
+// contradict each other, and why.
+//
+// It looks for three kinds of evidence, each only between statements about the
+// same subject (most content words shared, no differing scope such as
+// "development" vs "production" or differing names on both sides):
+//
+//   - opposite polarity: one clause negates what the other asserts, through a
+//     negator (not, never, no longer, n't, without) or the negative side of an
+//     antonym pair (disable/enable, forbidden/allowed, async/sync, off/on,
+//     private/public, optional/required, avoid/use, ...);
+//   - different values of one type: ports and numbers, versions, paths, URLs,
+//     durations and sizes (compared in seconds and bytes, so "15 minutes" equals
+//     "900 seconds");
+//   - different choices for one role: "use pnpm" vs "use yarn", "stored in UTC" vs
+//     "stored in local time", named after a cue such as use, with, in, is.
+//
+// Paraphrases and agreements carry none of these and are not conflicts; a
+// statement that only adds detail (more values, more names) is not either.
+// Events ("episode" memories) are compared by polarity only: two deploys on
+// different days are both true.
+package contradict
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Kind classifies the evidence for a contradiction.
+type Kind string
+
+// The kinds of evidence Check reports.
+const (
+	KindNone     Kind = ""
+	KindPolarity Kind = "negation"
+	KindValue    Kind = "value"
+	KindChoice   Kind = "choice"
+)
+
+// Statement is one side of a comparison.
+type Statement struct {
+	Text string
+	// Event marks a statement of something that happened (an episode): values
+	// and choices in two events do not contradict each other.
+	Event bool
+}
+
+// Result is the verdict on a pair of statements.
+type Result struct {
+	Contradicts bool
+	Kind        Kind
+	// Reason says what contradicts, for a person: `different port: 8080 vs 9090`.
+	Reason string
+}
+
+// MaxTextBytes bounds the work per statement: only the first MaxTextBytes bytes of a
+// text are compared (memories are short statements; a long one is judged by its
+// opening).
+const MaxTextBytes = 4 << 10
+
+// maxDiffTokens bounds the clauses the choice alignment runs on (quadratic).
+const maxDiffTokens = 64
+
+// Check compares two statements. It is symmetric, and cheap: well under a
+// millisecond for statements of a few sentences.
+func Check(a, b Statement) Result {
+	sa, sb := analyze(a), analyze(b)
+	names := union(sa.shaped, sb.shaped)
+	if r := polarity(sa, sb, names); r.Contradicts {
+		return r
+	}
+	if sa.event && sb.event {
+		return Result{}
+	}
+	if r := values(sa, sb); r.Contradicts {
+		return r
+	}
+	if r := substitution(sa, sb, names); r.Contradicts {
+		return r
+	}
+	return namedChoice(sa, sb, names)
+}
+
+// minPolarityOverlap is the share of the shorter clause's content that the two
+// clauses must have in common for opposite polarity to count as a contradiction.
+const minPolarityOverlap = 0.6
+
+// polarity finds two clauses about the same thing with opposite polarity.
+func polarity(a, b statement, names map[string]bool) Result {
+	for _, ca := range a.clauses {
+		for _, cb := range b.clauses {
+			if ca.negatedAgainst(cb) == cb.negatedAgainst(ca) {
+				continue
+			}
+			shared := intersect(ca.content, cb.content)
+			m := min(len(ca.content), len(cb.content))
+			if len(shared) < 2 || float64(len(shared)) < minPolarityOverlap*float64(m) {
+				continue
+			}
+			if differentSubject(ca.content, cb.content, names) {
+				continue
+			}
+			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
+				polarWords(ca, cb), polarWords(cb, ca), describe(ca, cb, shared))}
+		}
+	}
+	return Result{}
+}
+
+// differentSubject reports whether two sets of content differ on both sides in a
+// way that names a different subject: a scope word, a name or a value each.
+func differentSubject(x, y map[string]bool, names map[string]bool) bool {
+	ex, ey := minus(x, y), minus(y, x)
+	has := func(set map[string]bool, pred func(string) bool) bool {
+		for k := range set {
+			if pred(k) {
+				return true
+			}
+		}
+		return false
+	}
+	isScope := func(k string) bool { return scopeStems[k] }
+	isName := func(k string) bool { return names[k] }
+	isValue := func(k string) bool { return strings.Contains(k, ":") }
+	for _, pred := range []func(string) bool{isScope, isName, isValue} {
+		if has(ex, pred) && has(ey, pred) {
+			return true
+		}
+	}
+	return false
+}
+
+// values finds a value type both statements give, with no value in common, about
+// the same subject.
+func values(a, b statement) Result {
+	types := make([]string, 0, len(a.values))
+	for t := range a.values {
+		types = append(types, t)
+	}
+	sort.Strings(types)
+	for _, t := range types {
+		va, vb := a.values[t], b.values[t]
+		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
+			continue
+		}
+		if !sameSubject(a.words, b.words) {
+			continue
+		}
+		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",
+			label(t, a.words, b.words), strings.Join(sortedValues(va), ", "), strings.Join(sortedValues(vb), ", "))}
+	}
+	return Result{}
+}
+
+// sameSubject: enough content in common, and any extra content on one side only
+// (one statement elaborates on the other rather than talking about something else).
+func sameSubject(x, y map[string]bool) bool {
+	shared := len(intersect(x, y))
+	if shared < 2 && !(shared == 1 && min(len(x), len(y)) <= 2) {
+		return false
+	}
+	if hasScope(minus(x, y)) && hasScope(minus(y, x)) {
+		return false
+	}
+	return len(minus(x, y)) == 0 || len(minus(y, x)) == 0
+}
+
+func hasScope(set map[string]bool) bool {
+	for k := range set {
+		if scopeStems[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// substitution finds two clauses that are the same except for one short stretch
+// right after a choice cue: "use pnpm to install" vs "use yarn to install",
+// "stored in UTC" vs "stored in local time".
+func substitution(a, b statement, names map[string]bool) Result {
+	for _, ca := range a.clauses {
+		for _, cb := range b.clauses {
+			if ca.negatedAgainst(cb) != cb.negatedAgainst(ca) {
+				continue
+			}
+			if r := substituted(ca.toks, cb.toks); r.Contradicts {
+				return r
+			}
+		}
+	}
+	return Result{}
+}
+
+// maxChoiceWords bounds the words one choice may span ("AWS Secrets Manager").
+const maxChoiceWords = 3
+
+func substituted(x, y []token) Result {
+	if len(x) > maxDiffTokens || len(y) > maxDiffTokens {
+		return Result{}
+	}
+	hunks, matched := diff(x, y)
+	var only *hunk
+	for i := range hunks {
+		if contentCount(hunks[i].a) == 0 && contentCount(hunks[i].b) == 0 {
+			continue
+		}
+		if only != nil {
+			return Result{}
+		}
+		only = &hunks[i]
+	}
+	if only == nil || matched < 2 {
+		return Result{}
+	}
+	na, nb := contentCount(only.a), contentCount(only.b)
+	if na == 0 || nb == 0 || na > maxChoiceWords || nb > maxChoiceWords || only.cue == nil {
+		return Result{}
+	}
+	cue := only.cue.lower
+	if !cueSet[cue] {
+		return Result{}
+	}
+	for _, side := range [][]token{only.a, only.b} {
+		for _, t := range side {
+			if scopeStems[t.key] {
+				return Result{}
+			}
+		}
+		if first := firstContent(side); isCopula(cue) && first.kind == tWord && isParticiple(first.lower) {
+			return Result{}
+		}
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice after %q: %q vs %q",
+		only.cue.surface, surfaces(only.a), surfaces(only.b))}
+}
+
+func isCopula(w string) bool {
+	switch w {
+	case "is", "are", "was", "were", "be":
+		return true
+	}
+	return false
+}
+
+func isParticiple(w string) bool {
+	return participleSet[w] || strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")
+}
+
+// namedChoice finds names that differ on both sides, each named after a choice cue,
+// in statements otherwise about the same subject: "MySQL as the primary
+// datastore" vs "PostgreSQL as our primary datastore, with ...".
+func namedChoice(a, b statement, names map[string]bool) Result {
+	na, nb := namedOnly(a, b, names), namedOnly(b, a, names)
+	if len(na) == 0 || len(nb) == 0 || hasScope(keys(na)) || hasScope(keys(nb)) {
+		return Result{}
+	}
+	plainA, plainB := withoutNames(a.words, names), withoutNames(b.words, names)
+	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
+		return Result{}
+	}
+	if !afterCue(a, na) || !afterCue(b, nb) {
+		return Result{}
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
+		strings.Join(sortedValues(na), ", "), strings.Join(sortedValues(nb), ", "))}
+}
+
+// namedOnly returns the names (key -> as written) s has and other does not.
+func namedOnly(s, other statement, names map[string]bool) map[string]string {
+	out := map[string]string{}
+	for _, t := range s.toks {
+		if t.kind == tWord && !t.stop && names[t.key] && !other.words[t.key] {
+			out[t.key] = t.surface
+		}
+	}
+	return out
+}
+
+// afterCue reports whether one of the names follows a choice cue, possibly through
+// other names and determiners ("in AWS Secrets Manager", "use the MySQL").
+func afterCue(s statement, only map[string]string) bool {
+	for _, c := range s.clauses {
+		for i, t := range c.toks {
+			if _, ok := only[t.key]; !ok || t.kind != tWord {
+				continue
+			}
+			for j := i - 1; j >= 0; j-- {
+				p := c.toks[j]
+				if cueSet[p.lower] {
+					return true
+				}
+				if p.lower == "the" || p.lower == "a" || p.lower == "an" || p.lower == "our" || p.shaped {
+					continue
+				}
+				break
+			}
+		}
+	}
+	return false
+}
+
+func withoutNames(set, names map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range set {
+		if !names[k] {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// label names a value type, more precisely when the statements say what it is.
+func label(vtype string, a, b map[string]bool) string {
+	if vtype == "number" {
+		for _, w := range []string{"port", "version"} {
+			if a[w] || b[w] {
+				return w
+			}
+		}
+	}
+	return vtype
+}
+
+// describe lists the subject two clauses share, leaving out the words that carry
+// the polarity.
+func describe(c, other clause, shared map[string]bool) string {
+	polar := map[string]bool{}
+	for _, cl := range [][]mark{c.counted(other), other.counted(c)} {
+		for _, m := range cl {
+			polar[m.key] = true
+		}
+	}
+	var ws []string
+	for _, t := range c.toks {
+		if shared[t.key] && !t.stop && !polar[t.key] {
+			ws = append(ws, t.surface)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+// polarWords quotes what makes c negative against other ("disabled", "not retry"),
+// or, for the affirmative side, the words the other side negates ("enabled").
+// Marks both sides share (both say "failed webhooks") cancel out and are left out.
+func polarWords(c, other clause) string {
+	mine, theirs := c.counted(other), other.counted(c)
+	shared := func(ms []mark, m mark) bool {
+		for _, o := range ms {
+			if o.key == m.key && !o.whole && !m.whole {
+				return true
+			}
+		}
+		return false
+	}
+	var ws []string
+	for _, m := range mine {
+		if !shared(theirs, m) {
+			ws = append(ws, m.surface)
+		}
+	}
+	if len(ws) == 0 {
+		negated := map[string]bool{}
+		for _, m := range theirs {
+			if !shared(mine, m) {
+				negated[m.key] = true
+			}
+		}
+		for _, t := range c.toks {
+			if negated[t.key] {
+				ws = append(ws, t.surface)
+			}
+		}
+	}
+	if len(ws) == 0 {
+		return "affirmed"
+	}
+	return fmt.Sprintf("%q", strings.Join(ws, " "))
+}
+
+func surfaces(ts []token) string {
+	var ws []string
+	for _, t := range ts {
+		if !t.stop || t.kind == tValue {
+			ws = append(ws, t.surface)
+		}
+	}
+	return strings.Join(ws, " ")
+}
+
+func contentCount(ts []token) int {
+	n := 0
+	for _, t := range ts {
+		if t.kind == tValue || !t.stop {
+			n++
+		}
+	}
+	return n
+}
+
+func firstContent(ts []token) token {
+	for _, t := range ts {
+		if t.kind == tValue || !t.stop {
+			return t
+		}
+	}
+	return token{}
+}
+
+func sortedValues(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for _, v := range m {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out
+}

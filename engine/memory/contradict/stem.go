@@ -1,0 +1,65 @@
+package contradict
+
+import "strings"
+
+// irregular maps irregular forms to their base.
+var irregular = map[string]string{
+	"ran": "run", "written": "write", "wrote": "write", "built": "build", "sent": "send",
+	"kept": "keep", "made": "make", "held": "hold", "went": "go", "gone": "go",
+	"bound": "bind", "found": "find", "hidden": "hide", "taken": "take", "took": "take",
+	"given": "give", "gave": "give", "shown": "show", "known": "know", "knew": "know",
+	"brought": "bring", "left": "leave", "paid": "pay", "said": "say", "told": "tell",
+	"children": "child", "data": "data", "does": "do", "did": "do", "done": "do",
+	"has": "have", "had": "have", "is": "be", "are": "be", "was": "be", "were": "be",
+	"been": "be", "am": "be",
+}
+
+// stem reduces a lower-case English word to a crude stem so that inflections of one
+// word compare equal (retries/retried/retry, merging/merge, disabled/disable). It
+// only has to be consistent, not linguistically right.
+func stem(w string) string {
+	if b, ok := irregular[w]; ok {
+		return b
+	}
+	if len(w) <= 2 {
+		return w
+	}
+	// Plurals and third person.
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "zes"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"):
+	case strings.HasSuffix(w, "s") && len(w) > 3:
+		w = w[:len(w)-1]
+	}
+	// Past tense and gerund.
+	switch {
+	case strings.HasSuffix(w, "ied") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "eed"):
+	case strings.HasSuffix(w, "ed") && len(w) >= 4:
+		w = undouble(w[:len(w)-2])
+	case strings.HasSuffix(w, "ing") && len(w) >= 5:
+		w = undouble(w[:len(w)-3])
+	}
+	if strings.HasSuffix(w, "ly") && len(w) > 5 {
+		w = w[:len(w)-2]
+	}
+	if strings.HasSuffix(w, "e") && len(w) > 2 {
+		w = w[:len(w)-1]
+	}
+	return w
+}
+
+// undouble turns "committ" into "commit" and "shipp" into "ship".
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && !strings.ContainsRune("lsz", rune(w[n-1])) && !strings.ContainsRune("aeiou", rune(w[n-1])) {
+		return w[:n-1]
+	}
+	return w
+}

@@ -1,0 +1,301 @@
+package contradict
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// tokKind tells words, values and clause boundaries apart.
+type tokKind uint8
+
+const (
+	tWord tokKind = iota
+	tValue
+	tBreak
+)
+
+// token is one word, value or clause boundary of a statement.
+type token struct {
+	kind    tokKind
+	surface string // as written
+	lower   string // words: lower case
+	key     string // words: canonical stem; values: "type:normalised"
+	vtype   string // values: number, version, duration, size, percent, path, url
+	neg     bool   // a negator: carries polarity, no content
+	flip    bool   // the negative side of an antonym pair: flips polarity, keeps content
+	stop    bool   // a stop word: no content
+	shaped  bool   // looks like a name: PostgreSQL, API, snake_case, mid-sentence capital
+	start   bool   // first word of a sentence
+}
+
+var (
+	reURL      = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s<>"'` + "`" + `()]+`)
+	reQuantity = regexp.MustCompile(`^(?i)(\d+(?:\.\d+)?)\s*(milliseconds?|msecs?|ms|seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?|kib|kb|mib|mb|gib|gb|tib|tb|bytes?|percent)\b`)
+	reShortQty = regexp.MustCompile(`^(?i)(\d+(?:\.\d+)?)(s|m|h|d|w|b)\b`)
+	rePercent  = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*%`)
+	rePath     = regexp.MustCompile(`^[~.]*/?[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]*)+|^/[A-Za-z0-9_.\-]+`)
+	reFile     = regexp.MustCompile(`^[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?:go|py|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|yaml|yml|json|toml|ini|cfg|conf|md|sql|sh|txt|env|lock|mod|sum|proto|html|css|scss|xml|csv|tf)\b`)
+	reAddress  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9.\-]*):(\d{2,5})\b`)
+	reVersion  = regexp.MustCompile(`^[vV]?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]*[0-9A-Za-z])?`)
+	reNumber   = regexp.MustCompile(`^\d+(?:,\d{3})*(?:\.\d+)?`)
+	reWord     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(?:'[A-Za-z]+)?`)
+)
+
+// maxTokenBytes is the longest value or word recognised as one token.
+const maxTokenBytes = 256
+
+// breakRunes end a clause wherever they appear between tokens.
+const breakRunes = ";,.:!?()[]{}—–"
+
+// sentenceRunes end a sentence (the next word's capital says nothing about names).
+const sentenceRunes = ";.:!?"
+
+// tokenize splits text into words, values and clause boundaries.
+func tokenize(text string) []token {
+	text = strings.NewReplacer("’", "'", "‘", "'", "`", " ", "\"", " ", "“", " ", "”", " ").Replace(text)
+	var toks []token
+	start := true
+	for i := 0; i < len(text); {
+		rest := text[i:]
+		r, size := utf8.DecodeRuneInString(rest)
+		if unicode.IsSpace(r) {
+			i += size
+			continue
+		}
+		if strings.ContainsRune(breakRunes, r) {
+			toks = append(toks, token{kind: tBreak, surface: string(r)})
+			if strings.ContainsRune(sentenceRunes, r) {
+				start = true
+			}
+			i += size
+			continue
+		}
+		// The regexps only ever look at the next token or two; a bounded window keeps
+		// each match independent of the text's length.
+		window := rest[:min(len(rest), maxTokenBytes)]
+		if n, vs := matchValue(window); n > 0 {
+			toks = append(toks, vs...)
+			start = false
+			i += n
+			continue
+		}
+		if m := reWord.FindString(window); m != "" {
+			toks = append(toks, words(m, start)...)
+			start = false
+			i += len(m)
+			continue
+		}
+		i += size // other punctuation, hyphens, symbols: separators
+	}
+	return particles(spellNumbers(toks))
+}
+
+// particleVerbs make a following "on" a state ("turned on", "is on"), not a
+// preposition, so it lines up with "off".
+var particleVerbs = setOf([]string{
+	"turn", "turns", "turned", "turning", "switch", "switches", "switched", "toggle",
+	"toggled", "flip", "flipped", "is", "are", "was", "were", "be", "stays", "stay",
+	"stayed", "left", "kept", "keep", "keeps",
+})
+
+func particles(toks []token) []token {
+	for i := range toks {
+		if toks[i].kind != tWord || toks[i].lower != "on" {
+			continue
+		}
+		last := i+1 == len(toks) || toks[i+1].kind == tBreak
+		if last || (i > 0 && particleVerbs[toks[i-1].lower]) {
+			toks[i].stop = false
+		}
+	}
+	return toks
+}
+
+// matchValue recognises a value at the start of s: URL, quantity with a unit,
+// path or file name, host:port, version, number. It returns the bytes consumed.
+// Cheap checks on the first word pick the regexps worth trying.
+func matchValue(s string) (int, []token) {
+	first := s
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		first = s[:i]
+	}
+	digit := s[0] >= '0' && s[0] <= '9'
+	if strings.Contains(first, "://") {
+		if m := reURL.FindString(s); m != "" {
+			m = strings.TrimRight(m, ".,;:!?")
+			return len(m), []token{value(m, "url", normURL(m))}
+		}
+	}
+	if digit {
+		if m := rePercent.FindStringSubmatch(s); m != nil {
+			return len(m[0]), []token{value(m[0], "percent", trimNumber(m[1]))}
+		}
+		if m := reQuantity.FindStringSubmatch(s); m != nil {
+			if t, ok := quantity(m[0], m[1], m[2]); ok {
+				return len(m[0]), []token{t}
+			}
+		}
+		if m := reShortQty.FindStringSubmatch(s); m != nil {
+			if t, ok := quantity(m[0], m[1], m[2]); ok {
+				return len(m[0]), []token{t}
+			}
+		}
+	}
+	if strings.Contains(first, ":") {
+		if m := reAddress.FindStringSubmatch(s); m != nil {
+			host := words(m[1], false)
+			return len(m[0]), append(host, value(m[2], "number", trimNumber(m[2])))
+		}
+	}
+	if strings.Contains(first, "/") {
+		if m := rePath.FindString(s); m != "" && strings.Contains(m, "/") {
+			m = strings.TrimRight(m, ".,;:")
+			if m != "/" {
+				return len(m), []token{value(m, "path", normPath(m))}
+			}
+		}
+	}
+	if strings.Contains(first, ".") && !digit {
+		if m := reFile.FindString(s); m != "" {
+			return len(m), []token{value(m, "path", normPath(m))}
+		}
+	}
+	if digit || s[0] == 'v' || s[0] == 'V' {
+		if m := reVersion.FindString(s); m != "" {
+			return len(m), []token{value(m, "version", strings.TrimPrefix(strings.ToLower(m), "v"))}
+		}
+	}
+	if digit {
+		if m := reNumber.FindString(s); m != "" {
+			return len(m), []token{value(m, "number", trimNumber(strings.ReplaceAll(m, ",", "")))}
+		}
+	}
+	return 0, nil
+}
+
+func value(surface, vtype, norm string) token {
+	return token{kind: tValue, surface: surface, vtype: vtype, key: vtype + ":" + norm}
+}
+
+// words turns one matched word into tokens, expanding contractions: "isn't" is
+// "is" + "not".
+func words(w string, start bool) []token {
+	lower := strings.ToLower(w)
+	neg := false
+	if i := strings.IndexByte(lower, '\''); i >= 0 {
+		suffix := lower[i:]
+		lower, w = lower[:i], w[:i]
+		if suffix == "'t" && strings.HasSuffix(lower, "n") {
+			neg = true
+			lower, w = strings.TrimSuffix(lower, "n"), strings.TrimSuffix(w, "n")
+			switch lower {
+			case "ca":
+				lower = "can"
+			case "wo":
+				lower = "will"
+			case "sha":
+				lower = "shall"
+			}
+		}
+	}
+	out := []token{word(w, lower, start)}
+	if neg {
+		out = append(out, word("not", "not", false))
+	}
+	return out
+}
+
+func word(surface, lower string, start bool) token {
+	t := token{kind: tWord, surface: surface, lower: lower, start: start}
+	switch {
+	case negatorSet[lower]:
+		t.neg = true
+	case stopSet[lower]:
+		t.stop = true
+	}
+	t.key, t.flip = canonical(lower)
+	t.shaped = nameShaped(surface, start)
+	return t
+}
+
+// canonical is the stem a word is compared by, with synonyms merged and the
+// negative side of an antonym pair mapped to its positive side (flip).
+func canonical(lower string) (string, bool) {
+	s := stem(lower)
+	if syn, ok := synonymStems[s]; ok {
+		s = syn
+	}
+	pos, flip := antonymStems[s]
+	if flip {
+		s = pos
+		if syn, ok := synonymStems[s]; ok {
+			s = syn
+		}
+	}
+	return s, flip
+}
+
+// nameShaped reports whether a word as written looks like a proper name or an
+// identifier: snake_case, camelCase, PostgreSQL, an acronym, or a capital in the
+// middle of a sentence.
+func nameShaped(w string, start bool) bool {
+	if strings.ContainsRune(w, '_') {
+		return true
+	}
+	upper, lowerSeen, camel := 0, false, false
+	for i, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			if lowerSeen && i > 0 {
+				camel = true
+			}
+		case unicode.IsLower(r):
+			lowerSeen = true
+		}
+	}
+	switch {
+	case camel:
+		return true
+	case upper >= 2 && !lowerSeen:
+		return true
+	case upper >= 1 && !start:
+		return true
+	}
+	return false
+}
+
+// spellNumbers turns spelled-out numbers into values: "two approving reviews",
+// "one day". "one" and "single" count only before a content word ("the system
+// one" is a pronoun).
+func spellNumbers(toks []token) []token {
+	out := toks[:0:0]
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		n, ok := numberWords[t.lower]
+		if t.kind != tWord || !ok {
+			out = append(out, t)
+			continue
+		}
+		var next *token
+		if i+1 < len(toks) && toks[i+1].kind == tWord {
+			next = &toks[i+1]
+		}
+		if (n == 1) && (next == nil || next.stop || next.neg) {
+			out = append(out, t)
+			continue
+		}
+		num := trimNumber(formatFloat(n))
+		if next != nil {
+			if q, ok := quantity(t.surface+" "+next.surface, num, next.lower); ok {
+				out = append(out, q)
+				i++
+				continue
+			}
+		}
+		out = append(out, value(t.surface, "number", num))
+	}
+	return out
+}

@@ -1,0 +1,121 @@
+package memory_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// labelledPair is one line of testdata/memory/*.jsonl.
+type labelledPair struct {
+	ID       string `json:"id"`
+	Category string `json:"category"`
+	Conflict bool   `json:"conflict"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	AKind    string `json:"a_kind"`
+	BKind    string `json:"b_kind"`
+}
+
+func readPairs(t *testing.T, path string) []labelledPair {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []labelledPair
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var p labelledPair
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, p)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func kindOr(k string) memory.Kind {
+	if k == "" {
+		return memory.KindFact
+	}
+	return memory.Kind(k)
+}
+
+// TestConflictDetectionOnLabelledPairs runs the whole write path on the labelled
+// pairs: for each pair a fresh project, both memories added through Store.Add (so
+// the HNSW gate at the embedder's default threshold and the heuristic judge both
+// decide), and a conflict predicted when the second write opens one. It reports
+// precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl; the
+// held-out set (written before the heuristic was tuned) is reported, not enforced.
+func TestConflictDetectionOnLabelledPairs(t *testing.T) {
+	embedders := map[string]memory.Embedder{"hashing": embed.NewHashing(0)}
+	if g, err := embed.FromConfig(embed.Config{Provider: embed.ProviderGloVe}); err == nil {
+		embedders["glove (default)"] = g
+	} else {
+		t.Logf("GloVe data not installed (%v): measuring the hashing embedder only", err)
+	}
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	for name, emb := range embedders {
+		runs := []struct {
+			file      string
+			threshold float64
+			enforce   bool
+		}{
+			{"pairs", memory.DefaultThreshold(emb.Name()), true},
+			{"holdout", memory.DefaultThreshold(emb.Name()), false},
+			// The generic 0.85 gate, reported to show why the built-in embedders get
+			// a default of their own.
+			{"pairs", 0.85, false},
+		}
+		for _, run := range runs {
+			file, th := run.file, run.threshold
+			t.Run(fmt.Sprintf("%s/%s@%.2f", name, file, th), func(t *testing.T) {
+				pairs := readPairs(t, "../../testdata/memory/"+file+".jsonl")
+				if file == "pairs" && len(pairs) < 60 {
+					t.Fatalf("only %d labelled pairs, want at least 60", len(pairs))
+				}
+				var tp, fp, fn int
+				for _, p := range pairs {
+					s := newProject(t, db, memory.Options{Embedder: emb, Threshold: th})
+					mustAdd(t, s, kindOr(p.AKind), "agent-a", p.A)
+					b, err := s.Add(ctx, memory.NewMemory{Kind: kindOr(p.BKind), Author: "agent-b", Text: p.B})
+					if err != nil {
+						t.Fatalf("%s: %v", p.ID, err)
+					}
+					got := b.ConflictID != ""
+					switch {
+					case got && p.Conflict:
+						tp++
+					case got:
+						fp++
+						c, _ := s.Conflict(ctx, b.ConflictID)
+						t.Logf("false positive %s (%s, similarity %.2f): %s", p.ID, p.Category, c.Similarity, c.Reason)
+					case p.Conflict:
+						fn++
+						t.Logf("missed %s (%s)", p.ID, p.Category)
+					}
+				}
+				precision := float64(tp) / float64(max(tp+fp, 1))
+				recall := float64(tp) / float64(max(tp+fn, 1))
+				t.Logf("%s on %s.jsonl (%d pairs, gate %.2f): precision %.3f recall %.3f (tp %d, fp %d, fn %d)",
+					emb.Name(), file, len(pairs), th, precision, recall, tp, fp, fn)
+				if run.enforce && (precision < 0.9 || recall < 0.8) {
+					t.Errorf("precision %.3f / recall %.3f below the required 0.9 / 0.8", precision, recall)
+				}
+			})
+		}
+	}
+}

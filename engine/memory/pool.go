@@ -1,0 +1,74 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// candidatePool is how many nearest memories one similarity lookup takes from the
+// model's HNSW index before any re-ranking: pgvector's default hnsw.ef_search, the
+// most an index scan returns without iterative scans.
+const candidatePool = 40
+
+// poolSQL returns the CTEs "cfg" and "pool" (memory_id, similarity): the
+// candidatePool memories of project $1 nearest to vector $2, through the model's
+// partial HNSW index (same cast, the model as a literal so that the index predicate
+// matches under any plan).
+//
+// The project and tenant filters apply to what the index returns, so in a database
+// shared by many projects the nearest rows may all belong to others. With pgvector
+// 0.8 or later (iterative) the statement turns on hnsw.iterative_scan for itself:
+// cfg's set_config runs before the pool's index scan starts (the scan is a lateral
+// subquery of cfg's row, and pgvector reads the setting on the first fetch), and
+// the scan then continues until the pool is full of this project's rows.
+func poolSQL(model string, dims int, iterative bool) string {
+	v := fmt.Sprintf("(e.embedding::vector(%d))", dims)
+	cfg := `SELECT 'off'::text AS v`
+	if iterative {
+		cfg = `SELECT set_config('hnsw.iterative_scan', 'strict_order', true) AS v`
+	}
+	return `cfg AS MATERIALIZED (` + cfg + `),
+pool AS (
+	SELECT p.memory_id, p.similarity FROM cfg CROSS JOIN LATERAL (
+		SELECT e.memory_id, 1 - (` + v + ` <=> $2) AS similarity
+		FROM memory_embeddings e
+		WHERE e.repository_id = $1 AND e.model = ` + quoteLiteral(model) + ` AND cfg.v IS NOT NULL
+		ORDER BY ` + v + ` <=> $2
+		LIMIT ` + strconv.Itoa(candidatePool) + `
+	) p
+)`
+}
+
+// iterativeScan reports (once per store) whether the server's pgvector has
+// iterative index scans (0.8+). q is the caller's connection or transaction: a
+// caller inside a transaction must not wait for a second pooled connection.
+func (s *Store) iterativeScan(ctx context.Context, q querier) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.iterative != nil {
+		return *s.iterative, nil
+	}
+	var version string
+	if err := q.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
+		return false, fmt.Errorf("pgvector version: %w", err)
+	}
+	ok := versionAtLeast(version, 0, 8)
+	s.iterative = &ok
+	return ok, nil
+}
+
+// versionAtLeast compares a "major.minor[.patch]" version.
+func versionAtLeast(v string, major, minor int) bool {
+	parts := strings.SplitN(v, ".", 3)
+	if len(parts) < 2 {
+		return false
+	}
+	ma, err1 := strconv.Atoi(parts[0])
+	mi, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ma > major || ma == major && mi >= minor
+}

@@ -1,0 +1,67 @@
+package memory
+
+// SQL shared by the files of this package. Each concern keeps the rest of its SQL
+// next to the function that runs it.
+
+// memoryColumns selects a Memory from alias m.
+const memoryColumns = `m.id::text AS id, m.kind, m.author, m.content, m.status,
+	m.parent_ids::text[] AS parent_ids, coalesce(m.superseded_by::text, '') AS superseded_by,
+	coalesce(m.status_by, '') AS status_by, coalesce(m.status_reason, '') AS status_reason,
+	m.status_at, m.tombstoned_at, coalesce(m.tombstone_reason, '') AS tombstone_reason, m.created_at`
+
+// liveStatuses are the statuses of memories that still stand.
+const liveStatuses = `('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`
+
+// transitionSQL changes a memory's status, if it is still from_status, and records
+// the event, in one statement. It returns the memory id when it applied.
+//
+//	$1 project  $2 memory  $3 to  $4 superseded_by  $5 actor  $6 reason
+//	$7 from     $8 action  $9 conflict id
+const transitionSQL = `
+WITH u AS (
+	UPDATE memories SET
+		status = $3,
+		superseded_by = CASE WHEN $3 = 'SUPERSEDED' THEN nullif($4, '')::uuid
+			WHEN status = 'SUPERSEDED' THEN NULL ELSE superseded_by END,
+		tombstoned_at = CASE WHEN $3 = 'INVALIDATED' THEN now()
+			WHEN status = 'INVALIDATED' THEN NULL ELSE tombstoned_at END,
+		tombstone_reason = CASE WHEN $3 = 'INVALIDATED' THEN $6
+			WHEN status = 'INVALIDATED' THEN NULL ELSE tombstone_reason END,
+		status_by = $5, status_reason = nullif($6, ''), status_at = now()
+	WHERE repository_id = $1 AND id = $2::uuid AND status = $7
+	RETURNING id
+)
+INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
+SELECT $1, u.id, $8, $7, $3, $5, nullif($6, ''), nullif($9, '')::uuid FROM u
+RETURNING memory_id::text`
+
+// disputeSQL marks the ACTIVE memories among $2 DISPUTED and records the events,
+// in one statement (a conflict can touch many memories at once).
+//
+//	$1 project  $2 memory ids  $3 actor  $4 reason  $5 conflict id
+const disputeSQL = `
+WITH u AS (
+	UPDATE memories SET status = 'DISPUTED', status_by = $3, status_reason = $4, status_at = now()
+	WHERE repository_id = $1 AND id = ANY($2::uuid[]) AND status = 'ACTIVE'
+	RETURNING id
+)
+INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
+SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, $4, $5::uuid FROM u`
+
+// eventSQL records an event without a status change (an addition).
+const eventSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
+VALUES ($1, $2::uuid, $3, nullif($4, ''), nullif($5, ''), $6, nullif($7, ''), nullif($8, '')::uuid)`
+
+// quoteLiteral quotes s as an SQL string literal. The model name goes into the SQL
+// text (not a parameter) so that the planner can match the model's partial HNSW
+// index, whose predicate is model = '<name>', under any plan cache mode.
+func quoteLiteral(s string) string {
+	b := []byte{'\''}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' {
+			b = append(b, '\'')
+		}
+		b = append(b, s[i])
+	}
+	return string(append(b, '\''))
+}

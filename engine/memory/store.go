@@ -1,0 +1,146 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// Embedder turns texts into L2-normalised vectors (engine/embed provides them).
+// Name is stored with every vector so that spaces never mix. An implementation
+// whose backend is down returns an error wrapping embed.ErrUnavailable: memories
+// are then stored as PENDING_EMBEDDING and checked later by EmbedPending.
+type Embedder interface {
+	Name() string
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Options configure a Store.
+type Options struct {
+	// Embedder is required for conflict detection and similarity; without one every
+	// memory stays PENDING_EMBEDDING.
+	Embedder Embedder
+	// Judge decides whether two similar memories contradict each other; default
+	// HeuristicJudge.
+	Judge Judge
+	// Threshold is the cosine similarity from which two memories are compared by the
+	// judge; 0 means DefaultThreshold(embedder name).
+	Threshold float64
+	// HalfLife is the age at which a memory's briefing score halves; 0 means
+	// DefaultHalfLife.
+	HalfLife time.Duration
+}
+
+// DefaultHalfLife is the recency decay of the briefing.
+const DefaultHalfLife = 30 * 24 * time.Hour
+
+// DefaultThreshold is the similarity gate for conflict candidates, per embedder.
+// 0.85 suits neural sentence models, where contradicting statements about one
+// subject score 0.85-0.95. The built-in embedders score such pairs lower and need
+// their own gate (measured on testdata/memory/pairs.jsonl; see memory's
+// TestConflictDetectionOnLabelledPairs):
+//   - GloVe mean vectors (spelunk-glove-*): contradicting pairs from 0.69 up,
+//     unrelated pairs below 0.45: gate 0.65;
+//   - feature hashing (spelunk-hash-*): lexical overlap only, contradicting pairs
+//     from 0.41 (most above 0.5), unrelated pairs below 0.15: gate 0.45.
+//
+// A lower gate only sends more pairs to the judge (which needs a shared subject to
+// flag anything); the candidate pool stays bounded (maxCandidates).
+func DefaultThreshold(model string) float64 {
+	switch {
+	case strings.HasPrefix(model, "spelunk-glove-"):
+		return 0.65
+	case strings.HasPrefix(model, "spelunk-hash-"):
+		return 0.45
+	}
+	return 0.85
+}
+
+// Store is the memory of one project. It is safe for concurrent use.
+type Store struct {
+	db       *pg.DB
+	project  int64
+	emb      Embedder
+	judge    Judge
+	thresh   float64
+	halfLife time.Duration
+
+	mu         sync.Mutex
+	registered map[string]int // models registered by this store: name -> dims
+	iterative  *bool          // pgvector has iterative index scans (nil: not asked yet)
+}
+
+// New returns the memory store of project (a repository id, see
+// pg.DB.EnsureRepository).
+func New(db *pg.DB, project int64, opts Options) *Store {
+	s := &Store{
+		db:         db,
+		project:    project,
+		emb:        opts.Embedder,
+		judge:      opts.Judge,
+		thresh:     opts.Threshold,
+		halfLife:   opts.HalfLife,
+		registered: map[string]int{},
+	}
+	if s.judge == nil {
+		s.judge = HeuristicJudge{}
+	}
+	if s.halfLife <= 0 {
+		s.halfLife = DefaultHalfLife
+	}
+	return s
+}
+
+// Project is the repository id the store works in.
+func (s *Store) Project() int64 { return s.project }
+
+// Threshold is the similarity gate in use.
+func (s *Store) Threshold() float64 {
+	if s.thresh > 0 {
+		return s.thresh
+	}
+	if s.emb == nil {
+		return 0.85
+	}
+	return DefaultThreshold(s.emb.Name())
+}
+
+// ensureModel registers the embedding model (and its HNSW index) once per store.
+func (s *Store) ensureModel(ctx context.Context, name string, dims int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if d, ok := s.registered[name]; ok && d == dims {
+		return nil
+	}
+	if err := s.db.RegisterModel(ctx, pg.Model{Name: name, Dims: dims}); err != nil {
+		return err
+	}
+	s.registered[name] = dims
+	return nil
+}
+
+// inTx runs fn in a transaction holding the project's memory lock, so that writers
+// of one project are serialised: two contradicting memories written at once still
+// see each other.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('spelunk.memory', $1))`, s.project); err != nil {
+			return fmt.Errorf("lock project: %w", err)
+		}
+		return fn(tx)
+	})
+}
+
+// querier is what both the pool and a transaction offer.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
