@@ -1,0 +1,258 @@
+// Package benchmarks measures spelunk against DESIGN.md §10 on a real corpus: the Go
+// toolchain's own source tree ($GOROOT/src), copied into a temporary git repository.
+// Run with `make bench`; each benchmark indexes once and reports its figures with
+// b.ReportMetric (p50/p95 from per-query durations), never as pass/fail timings.
+package benchmarks
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/graph"
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/engine/search"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// corpus copies whole files from $GOROOT/src, directory by directory in name order,
+// until about lines lines, into a new git repository with one commit.
+func corpus(b *testing.B, lines int) (string, int) {
+	b.Helper()
+	src := filepath.Join(runtime.GOROOT(), "src")
+	dst := b.TempDir()
+	total := 0
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || total >= lines {
+			if d != nil && d.IsDir() && total >= lines {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(src, p)
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		total += bytes.Count(data, []byte("\n"))
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	indextest.Git(b, dst, "init", "-q")
+	indextest.Git(b, dst, "add", "-A")
+	indextest.Git(b, dst, "commit", "-q", "-m", "corpus")
+	return dst, total
+}
+
+// embedder is the built-in default when its data is installed (make setup), else
+// the hashing fallback; the name is reported.
+func embedder(b *testing.B) index.Embedder {
+	e, note, err := embed.FromConfigWithNote(embed.Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if note != "" {
+		b.Log(note)
+	}
+	return e
+}
+
+// peakRSS is the process's resident high-water mark (VmHWM) in MiB.
+func peakRSS() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkIndex100k: a full index of a ~100k-line repository (target < 20 s), then
+// one changed file re-indexed (target < 300 ms).
+func BenchmarkIndex100k(b *testing.B) {
+	root, lines := corpus(b, 100_000)
+	emb := embedder(b)
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		db := pgtest.Open(b)
+		ix := index.New(db, emb)
+		start := time.Now()
+		sum, err := ix.Index(ctx, root, index.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		full := time.Since(start)
+		b.ReportMetric(full.Seconds(), "full_s")
+		b.ReportMetric(float64(lines)/full.Seconds(), "lines/s")
+		b.ReportMetric(float64(sum.Symbols)/full.Seconds(), "chunks/s")
+		b.ReportMetric(float64(sum.Symbols), "chunks")
+
+		// One changed file.
+		target := filepath.Join(root, "bufio", "bufio.go")
+		data, err := os.ReadFile(target)
+		if err != nil {
+			b.Skip("corpus lacks bufio/bufio.go")
+		}
+		edited := append(bytes.Clone(data), []byte(fmt.Sprintf("\n// Touched %d is a benchmark edit.\nfunc Touched%d() int { return %d }\n", i, i, i))...)
+		if err := os.WriteFile(target, edited, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		indextest.Git(b, root, "commit", "-qam", "edit")
+		start = time.Now()
+		one, err := ix.Index(ctx, root, index.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if one.FilesIndexed != 1 {
+			b.Fatalf("re-index touched %d files", one.FilesIndexed)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "one_file_ms")
+	}
+	b.ReportMetric(peakRSS(), "peak_rss_MiB")
+}
+
+// BenchmarkSearch50k indexes ~1M lines (≥ 50k chunks; the RSS target is for this
+// size), then measures hybrid search over a query mix that includes questions made
+// of common words, the exact symbol channel and 2-hop graph walks.
+func BenchmarkSearch50k(b *testing.B) {
+	root, lines := corpus(b, 1_000_000)
+	emb := embedder(b)
+	ctx := context.Background()
+	db := pgtest.Open(b)
+	start := time.Now()
+	sum, err := index.New(db, emb).Index(ctx, root, index.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("indexed %d lines, %d files, %d chunks, %d edges in %s; peak RSS %.0f MiB",
+		lines, sum.FilesIndexed, sum.Symbols, sum.Edges, time.Since(start).Round(time.Second), peakRSS())
+	b.ReportMetric(float64(sum.Symbols), "chunks")
+	b.ReportMetric(peakRSS(), "index_peak_rss_MiB")
+	b.ReportMetric(time.Since(start).Seconds(), "index_s")
+
+	names := sampleNames(b, db, sum.RepositoryID, 40)
+	questions := []string{
+		"get the value from the request context",
+		"how is the response body closed after reading",
+		"parse a duration string like 1h30m",
+		"split a path into directory and file name",
+		"compare two byte slices in constant time",
+		"read the next line from a buffered reader",
+		"write the headers of an HTTP response",
+		"what happens when the connection times out",
+		"encode a value as JSON and write it",
+		"sort a slice with a custom less function",
+	}
+	s := search.New(db, sum.RepositoryID, emb)
+	measure := func(name string, n int, f func(i int) error) {
+		durs := make([]time.Duration, 0, n)
+		for i := 0; i < n; i++ {
+			t := time.Now()
+			if err := f(i); err != nil {
+				b.Fatalf("%s: %v", name, err)
+			}
+			durs = append(durs, time.Since(t))
+		}
+		sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+		b.ReportMetric(ms(durs[len(durs)/2]), name+"_p50_ms")
+		b.ReportMetric(ms(durs[len(durs)*95/100]), name+"_p95_ms")
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		measure("hybrid", 200, func(i int) error {
+			q := questions[i%len(questions)]
+			if i%2 == 1 {
+				q = names[i%len(names)]
+			}
+			_, err := s.Search(ctx, q, search.Options{})
+			return err
+		})
+		measure("symbol", 200, func(i int) error {
+			_, err := s.Search(ctx, names[i%len(names)], search.Options{Channels: []search.Channel{search.Symbol}})
+			return err
+		})
+		ids := sampleIDs(b, db, sum.RepositoryID, 50)
+		measure("graph2hop", 200, func(i int) error {
+			_, err := graph.Symbols(ctx, db, sum.RepositoryID, []int64{ids[i%len(ids)]}, graph.Callers, 2)
+			return err
+		})
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func sampleNames(b *testing.B, db *pg.DB, repoID int64, n int) []string {
+	rows, err := db.Pool.Query(context.Background(), `SELECT qualified_name FROM symbols
+		WHERE repository_id = $1 AND kind IN ('function','method','struct','interface') AND NOT is_test
+		ORDER BY md5(qualified_name) LIMIT $2`, repoID, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	for rows.Next() {
+		var s string
+		_ = rows.Scan(&s)
+		out = append(out, s)
+	}
+	rows.Close()
+	if len(out) == 0 {
+		b.Fatal("no symbols to query")
+	}
+	rand.Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+func sampleIDs(b *testing.B, db *pg.DB, repoID int64, n int) []int64 {
+	rows, err := db.Pool.Query(context.Background(), `SELECT target_id FROM edges
+		WHERE repository_id = $1 AND kind = 'calls' AND target_id IS NOT NULL
+		GROUP BY target_id ORDER BY count(*) DESC LIMIT $2`, repoID, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []int64
+	for rows.Next() {
+		var id int64
+		_ = rows.Scan(&id)
+		out = append(out, id)
+	}
+	rows.Close()
+	return out
+}
