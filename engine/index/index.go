@@ -219,10 +219,29 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
 	if changed {
 		prog.phase("resolving")
-		if err := w.reresolveImports(ctx, resolver); err != nil {
-			return sum, err
+		added := false
+		for _, t := range todo {
+			if _, ok := have[t.Path]; !ok {
+				added = true
+				break
+			}
 		}
-		if err := w.resolveEdges(ctx); err != nil {
+		if added || len(deleted) > 0 || interrupted || opts.Full {
+			if err := w.reresolveImports(ctx, resolver); err != nil {
+				return sum, err
+			}
+		}
+		// A small change re-resolves only what it can affect; a large one, a first
+		// run or a run after a crash reconsiders every edge.
+		var scope []string
+		if !interrupted && !opts.Full && len(have) > 0 && len(todo)+len(deleted) < max(len(have)/5, 50) {
+			scope = make([]string, 0, len(todo)+len(deleted))
+			for _, t := range todo {
+				scope = append(scope, t.Path)
+			}
+			scope = append(scope, deleted...)
+		}
+		if err := w.resolveEdges(ctx, scope); err != nil {
 			return sum, err
 		}
 	}

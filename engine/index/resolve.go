@@ -40,23 +40,26 @@ const qualifierRule = `(
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
 var resolveSteps = []struct{ name, sql string }{
 	{"forget dangling targets", `
-		UPDATE edges e SET target_id = NULL
-		WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + `
-		  AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id)`},
+		WITH d AS (
+			UPDATE edges e SET target_id = NULL
+			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + `
+			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone))
+			  AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id)
+			RETURNING e.id)
+		INSERT INTO res_dangling SELECT id FROM d`},
 	{"link imports to files", `
 		UPDATE edges e SET target_file_id = f.id
 		FROM files f
 		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
 		  AND f.repository_id = $1 AND f.path = e.target_path
 		  AND e.target_file_id IS DISTINCT FROM f.id`},
-	{"collect definitions", `
-		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
-		SELECT s.id, s.file_id, f.dir, f.language, s.kind, coalesce(s.receiver, '') AS receiver,
-		       s.qualified_name, s.exported, n.name
+	{"names the written files define", `
+		CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS
+		SELECT DISTINCT n.name
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
-		WHERE s.repository_id = $1 AND s.kind NOT IN ` + defKinds},
+		WHERE s.repository_id = $1 AND f.path IN (SELECT path FROM res_scope)`},
 	{"collect unresolved edges", `
 		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
 		SELECT e.id, e.file_id, f.dir, f.language, e.target_name, e.target_qualifier AS qual,
@@ -64,12 +67,34 @@ var resolveSteps = []struct{ name, sql string }{
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
-		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds},
+		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
+		  -- An incremental run only looks at the edges its changes can affect: those
+		  -- of the files it wrote, those whose target it deleted, and those naming
+		  -- something the written files define. (res_scope is empty for a full pass.)
+		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
+		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
+		                        AND sf.path IN (SELECT path FROM res_scope))
+		       OR e.id IN (SELECT id FROM res_dangling)
+		       OR e.target_name IN (SELECT name FROM res_scope_names))`},
+	{"collect definitions", `
+		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
+		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind, coalesce(s.receiver, '') AS receiver,
+		       s.qualified_name, s.exported, n.name
+		FROM symbols s
+		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
+		WHERE s.repository_id = $1 AND s.kind NOT IN ` + defKinds + `
+		  -- Every definition of every name the edges use, and no others.
+		  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR n.name IN (SELECT target_name FROM res_edges))`},
 	{"collect import bindings", `
 		CREATE TEMP TABLE res_imports ON COMMIT DROP AS
-		SELECT DISTINCT file_id, target_qualifier AS qual, target_path
-		FROM edges WHERE repository_id = $1 AND kind = 'imports'`},
-	{"analyse", `ANALYZE res_defs; ANALYZE res_edges; ANALYZE res_imports`},
+		SELECT DISTINCT e.file_id, e.target_qualifier AS qual, e.target_path, tf.id AS target_file
+		FROM edges e
+		LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.path = e.target_path
+		WHERE e.repository_id = $1 AND e.kind = 'imports'
+		  AND e.file_id IN (SELECT file_id FROM res_edges)`},
+	{"index import bindings", `CREATE INDEX ON res_imports (file_id, qual)`},
+	{"analyse", `ANALYZE res_defs; ANALYZE res_edges; ANALYZE res_imports; ANALYZE res_scope`},
 	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint NOT NULL) ON COMMIT DROP`},
 	// 1. Same file. A qualifier bound to an import (billing.Refund) is not a local call.
 	{"same file", `
@@ -81,17 +106,25 @@ var resolveSteps = []struct{ name, sql string }{
 		ORDER BY e.id, (d.receiver = e.src_receiver) DESC, d.id
 		ON CONFLICT DO NOTHING`},
 	// 2. A module the file imports: through its binding (pkg.Func, ns.f) or, for a
-	// bare name, any definition in an imported file (from x import f; import {f}).
-	{"imported modules", `
+	// bare name, any definition in an imported file (from x import f; import {f});
+	// first imported files, then imported Go packages (directories).
+	{"imported files", `
 		INSERT INTO res_out
 		SELECT DISTINCT ON (e.id) e.id, d.id
 		FROM res_edges e
-		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
 		     AND (e.qual = '' OR i.qual = e.qual)
-		JOIN res_defs d ON d.name = e.target_name AND d.kind <> 'method'
-		     AND (d.dir = i.target_path AND d.language = 'go'
-		          OR d.file_id IN (SELECT f.id FROM files f WHERE f.repository_id = $1 AND f.path = i.target_path))
+		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name AND d.kind <> 'method'
 		WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
+		ORDER BY e.id, d.exported DESC, d.id
+		ON CONFLICT DO NOTHING`},
+	{"imported Go packages", `
+		INSERT INTO res_out
+		SELECT DISTINCT ON (e.id) e.id, d.id
+		FROM res_edges e
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL AND i.qual = e.qual
+		JOIN res_defs d ON d.dir = i.target_path AND d.language = 'go' AND d.name = e.target_name AND d.kind <> 'method'
+		WHERE e.language = 'go' AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
 		ORDER BY e.id, d.exported DESC, d.id
 		ON CONFLICT DO NOTHING`},
 	// 3. The same Go package (directory).
@@ -125,8 +158,20 @@ var resolveSteps = []struct{ name, sql string }{
 }
 
 // resolveEdges links edges to their target symbols and imports to their files.
-func (w *writer) resolveEdges(ctx context.Context) error {
+// scope lists the paths an incremental run wrote; nil means every edge of the
+// repository is reconsidered. w.gone holds the ids of the symbols the run deleted,
+// whose callers must be resolved anew.
+func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_dangling (id bigint PRIMARY KEY) ON COMMIT DROP`); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_scope ON COMMIT DROP AS SELECT unnest($1::text[]) AS path`, scope); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_gone ON COMMIT DROP AS SELECT unnest($1::bigint[]) AS id`, w.gone); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
 		for _, step := range resolveSteps {
 			var err error
 			if strings.Contains(step.sql, "$1") {

@@ -17,6 +17,24 @@ type writer struct {
 	db     *pg.DB
 	repoID int64
 	model  string
+	gone   []int64 // symbols deleted by this run (their callers need resolving again)
+}
+
+// forget records the ids of the symbols about to be deleted with the files at paths.
+func (w *writer) forget(ctx context.Context, q interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}, paths []string) error {
+	rows, err := q.Query(ctx, `SELECT s.id FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		WHERE s.repository_id = $1 AND f.path = ANY ($2)`, w.repoID, paths)
+	if err != nil {
+		return fmt.Errorf("list replaced symbols: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return fmt.Errorf("list replaced symbols: %w", err)
+	}
+	w.gone = append(w.gone, ids...)
+	return nil
 }
 
 // beginRun marks a run as started. It reports whether the previous run was
@@ -79,6 +97,9 @@ func (w *writer) storedFiles(ctx context.Context) (map[string]stored, error) {
 // deleteFiles removes files gone from the repository; their symbols, edges and
 // vectors go with them (ON DELETE CASCADE).
 func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
+	if err := w.forget(ctx, w.db.Pool, paths); err != nil {
+		return err
+	}
 	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
 	}
@@ -111,7 +132,12 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
+		gone := len(w.gone)
+		if err := w.forget(ctx, tx, paths); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
+			w.gone = w.gone[:gone]
 			return fmt.Errorf("delete old rows: %w", err)
 		}
 		fileIDs, err := allocIDs(ctx, tx, "files", len(batch))
