@@ -115,6 +115,15 @@ func printSearch(resp *search.Response, explain bool) {
 	for c, why := range resp.Unavailable {
 		fmt.Printf("  channel %s unavailable: %s\n", c, why)
 	}
+	if explain {
+		var parts []string
+		for _, c := range search.AllChannels {
+			if d, ok := resp.Timings[c]; ok {
+				parts = append(parts, fmt.Sprintf("%s %s", c, d.Round(10_000)))
+			}
+		}
+		fmt.Printf("  channel times: %s\n", strings.Join(parts, ", "))
+	}
 	for _, r := range resp.Results {
 		mark := ""
 		if r.WorkingTree() {

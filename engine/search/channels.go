@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -29,37 +30,57 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(p.identifiers) == 0 {
 		return nil, nil
 	}
-	var names, quals, lasts []string
-	for _, id := range p.identifiers {
-		last := id[strings.LastIndex(id, ".")+1:]
-		quals = append(quals, strings.ToLower(id))
-		names = append(names, strings.ToLower(last))
-		lasts = append(lasts, last)
+	// One statement per identifier (at most a few), batched: each is planned with
+	// its own constant, so the b-tree on lower(name), the GIN on aliases and the
+	// trigram GIN all apply (a join against unnest() defeated them).
+	ids := p.identifiers
+	if len(ids) > 4 {
+		ids = ids[:4]
 	}
-	fuzzy := p.kind == Identifier
-	rows, err := s.db.Pool.Query(ctx, `
-		WITH q AS (SELECT unnest($2::text[]) AS name, unnest($3::text[]) AS qual, unnest($4::text[]) AS raw,
-			unnest($7::text[]) AS last)
-		SELECT s.id, max(CASE
-			WHEN s.qualified_name = q.raw OR (q.raw LIKE '%.%' AND lower(s.qualified_name) = q.qual) THEN 1.0
-			WHEN q.raw LIKE '%.%' AND lower(s.name) = q.name AND (lower(s.receiver) = split_part(q.qual, '.', 1)
-			     OR lower(s.qualified_name) LIKE '%' || q.qual) THEN 0.98
-			WHEN s.name = q.raw THEN 0.95
-			WHEN lower(s.name) = q.name THEN 0.9
-			WHEN q.raw = ANY (s.aliases) OR q.last = ANY (s.aliases) THEN 0.85
-			ELSE 0.8 * similarity(lower(s.name), q.name) END) AS score
-		FROM q JOIN symbols s ON s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block')
-		  AND (lower(s.name) = q.name OR q.last = ANY (s.aliases) OR q.raw = ANY (s.aliases)
-		       OR ($5 AND lower(s.name) % q.name))
-		GROUP BY s.id
-		ORDER BY score DESC, bool_or(s.is_test), min(length(s.path)), s.id
-		LIMIT $6`, s.repoID, names, quals, p.identifiers, fuzzy, channelDepth, lasts)
-	if err != nil {
+	batch := &pgx.Batch{}
+	for _, raw := range ids {
+		last := raw[strings.LastIndex(raw, ".")+1:]
+		qual, name := strings.ToLower(raw), strings.ToLower(last)
+		batch.Queue(symbolExactSQL, s.repoID, name, qual, raw, last, channelDepth)
+		if p.kind == Identifier {
+			batch.Queue(symbolFuzzySQL, s.repoID, name, channelDepth)
+		}
+	}
+	br := s.db.Pool.SendBatch(ctx, batch)
+	best := map[int64]hit{}
+	var order []int64
+	for i := 0; i < batch.Len(); i++ {
+		rows, err := br.Query()
+		if err != nil {
+			br.Close()
+			return nil, fmt.Errorf("symbol channel: %w", err)
+		}
+		hs, err := collectHits(rows)
+		if err != nil {
+			br.Close()
+			return nil, fmt.Errorf("symbol channel: %w", err)
+		}
+		for _, h := range hs {
+			if old, ok := best[h.id]; !ok || h.score > old.score {
+				if !ok {
+					order = append(order, h.id)
+				}
+				best[h.id] = h
+			}
+		}
+	}
+	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
 	}
-	hits, err := collectHits(rows)
-	if err != nil {
-		return nil, fmt.Errorf("symbol channel: %w", err)
+	hits := make([]hit, 0, len(order))
+	for _, id := range order {
+		hits = append(hits, best[id])
+	}
+	// Stable: within a score, the order the statements gave (library code and
+	// shorter paths first).
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	if len(hits) > channelDepth {
+		hits = hits[:channelDepth]
 	}
 	if p.kind == Semantic {
 		for i := range hits {
@@ -91,14 +112,40 @@ func denseSQL(model string, dims int) string {
 		LIMIT $3`, expr, quoteLiteral(model))
 }
 
+// symbolExactSQL finds exact and case-insensitive names, qualified names and
+// aliases: $2 lower-case name, $3 lower-case qualified form, $4 as typed, $5 the
+// last segment as typed.
+const symbolExactSQL = `
+	SELECT s.id, CASE
+		WHEN s.qualified_name = $4 OR ($4 LIKE '%.%' AND lower(s.qualified_name) = $3) THEN 1.0
+		WHEN $4 LIKE '%.%' AND lower(s.name) = $2 AND (lower(s.receiver) = split_part($3, '.', 1)
+		     OR lower(s.qualified_name) LIKE '%' || $3) THEN 0.98
+		WHEN s.name = $4 THEN 0.95
+		WHEN lower(s.name) = $2 THEN 0.9
+		ELSE 0.85 END AS score
+	FROM symbols s
+	WHERE s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block')
+	  AND (lower(s.name) = $2 OR s.aliases @> ARRAY[$5::text] OR s.aliases @> ARRAY[$4::text])
+	ORDER BY score DESC, s.is_test, length(s.path), s.id
+	LIMIT $6`
+
+// symbolFuzzySQL finds trigram near misses of a name ($2, lower-case).
+const symbolFuzzySQL = `
+	SELECT s.id, 0.8 * similarity(lower(s.name), $2) AS score
+	FROM symbols s
+	WHERE s.repository_id = $1 AND lower(s.name) % $2 AND lower(s.name) <> $2
+	  AND s.kind NOT IN ('module', 'part', 'block')
+	ORDER BY score DESC, s.is_test, length(s.path), s.id
+	LIMIT $3`
+
 // commonFraction: a query term found in more than this share of the repository's
 // chunks is dropped from the full-text query (unless every term is that common). On
 // 88k chunks a word in 45k rows costs ~100 ms of ranking and says nothing.
-const commonFraction = 0.08
+const commonFraction = 0.03
 
 // lexicalCap bounds how many matching rows are ranked: beyond it the query is too
 // unspecific for rank order to matter much, and ranking is O(matches).
-const lexicalCap = 20000
+const lexicalCap = 8000
 
 // lexicalChannel is full text over identifier-split text, OR-ed terms ranked by cover
 // density with weights name (A) > signature (B) > body (C).
@@ -127,6 +174,16 @@ func (s *Searcher) lexicalChannel(ctx context.Context, p plan) ([]hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel: %w", err)
 	}
+	if len(hits) < 10 && strings.Contains(query, "&") {
+		// The common terms never meet in one chunk: any of them will do.
+		rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, strings.ReplaceAll(query, "&", "|"), lexicalCap/4, channelDepth)
+		if err != nil {
+			return nil, fmt.Errorf("lexical channel: %w", err)
+		}
+		if hits, err = collectHits(rows); err != nil {
+			return nil, fmt.Errorf("lexical channel: %w", err)
+		}
+	}
 	return hits, nil
 }
 
@@ -141,27 +198,30 @@ func (s *Searcher) dropCommonTerms(ctx context.Context, terms []string) ([]strin
 	if limit < 200 {
 		return terms, nil // a small repository: every term is cheap
 	}
-	rows, err := s.db.Pool.Query(ctx, `
-		SELECT t, (SELECT count(*) FROM (SELECT 1 FROM symbols
-			WHERE repository_id = $1 AND tsv @@ to_tsquery('simple', t) LIMIT $3) x)
-		FROM unnest($2::text[]) AS t`, s.repoID, terms, limit)
-	if err != nil {
-		return nil, fmt.Errorf("lexical term statistics: %w", err)
+	// One statement per term, sent as one batch: a term known at planning time lets
+	// the GIN index answer (a correlated subquery over unnest() scanned the table
+	// once per term, 250 ms at 18k chunks).
+	batch := &pgx.Batch{}
+	for _, t := range terms {
+		batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM symbols
+			WHERE repository_id = $1 AND tsv @@ to_tsquery('simple', $2) LIMIT $3) x`, s.repoID, t, limit)
 	}
+	br := s.db.Pool.SendBatch(ctx, batch)
+	defer br.Close()
 	var kept []string
-	var t string
-	var n int
-	_, err = pgx.ForEachRow(rows, []any{&t, &n}, func() error {
+	for _, t := range terms {
+		var n int
+		if err := br.QueryRow().Scan(&n); err != nil {
+			return nil, fmt.Errorf("lexical term statistics: %w", err)
+		}
 		if n < limit {
 			kept = append(kept, t)
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("lexical term statistics: %w", err)
 	}
 	if len(kept) == 0 {
-		return terms, nil
+		// Every term is common: requiring all of them is what makes the query
+		// specific (ranking 20k OR-matches is slow and says little).
+		return []string{strings.Join(terms, " & ")}, nil
 	}
 	return kept, nil
 }
@@ -195,7 +255,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	wv, soft := s.emb.(wordVectors)
 	depth := channelDepth
 	if soft {
-		depth = 3 * channelDepth // a wider pool for the soft term rescoring
+		depth = 2 * channelDepth // a wider pool for the soft term rescoring
 	}
 	var hits []hit
 	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {

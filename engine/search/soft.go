@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"fmt"
-	"math"
 	"sort"
 
 	"github.com/jackc/pgx/v5"
@@ -95,15 +94,11 @@ func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool 
 	return out, nil
 }
 
+// cosine of two unit vectors (GloVe word vectors are stored normalised).
 func cosine(a, b []float32) float64 {
-	var dot, na, nb float64
+	var dot float32
 	for i := range a {
-		dot += float64(a[i]) * float64(b[i])
-		na += float64(a[i]) * float64(a[i])
-		nb += float64(b[i]) * float64(b[i])
+		dot += a[i] * b[i]
 	}
-	if na == 0 || nb == 0 {
-		return 0
-	}
-	return dot / math.Sqrt(na*nb)
+	return float64(dot)
 }
