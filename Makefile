@@ -21,11 +21,14 @@ setup: build
 build:
 	@$(GO) build -o $(BIN) ./cmd/spelunk
 
-# Opens spelunk on this repository. Until the TUI lands it checks the installation and
-# shows the embedded cluster (see README: "What works today").
+# Opens the TUI on this repository: it starts the embedded cluster and indexes the
+# repository (with a progress bar) the first time, while search already works.
 run: setup
-	@./$(BIN) doctor
-	@./$(BIN) db status
+	@./$(BIN)
+
+# Drives the real binary in tmux: types a query, captures the pane, checks it.
+tui-smoke: build
+	@bash tui/smoke.sh ./$(BIN)
 
 # One throwaway cluster for the whole run; every test clones its own database from a
 # migrated template.
@@ -43,7 +46,8 @@ bench: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) bash -c '\
 		$(GO) test -run "^$$" -bench . -benchtime 1x -timeout 30m ./engine/benchmarks/ && \
 		$(GO) test -run "^$$" -bench . -benchtime 500x -timeout 30m ./engine/memory/ && \
-		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/'
+		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/ && \
+		$(GO) test -run "^$$" -bench . ./tui/ ./engine/mcpserver/ ./cmd/spelunk/'
 
 lint:
 	@test -z "$$(gofmt -l cmd engine tui migrations)" || { gofmt -l cmd engine tui migrations; exit 1; }

@@ -72,6 +72,16 @@ func newRoot() *cobra.Command {
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, graph.Callers), newWalkCmd(g, graph.Callees),
 		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
 	root.AddCommand(newMemoryCmds(g)...)
+	root.AddCommand(newMCPCmd(g))
+	// spelunk with no subcommand opens the TUI on the repository.
+	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, g) }
+	root.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown command %q (see spelunk --help)", args[0])
+		}
+		return nil
+	}
+	addTUIFlags(root)
 	return root
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
@@ -182,14 +183,14 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					pending = append(pending, pendingSymbol{id: ids[j], hash: h,
 						text: embedText(s.QualifiedName, p.Path, s.Doc, body)})
 				}
-				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, s.Name, s.QualifiedName,
-					nonNil(s.Aliases), string(s.Kind), parent, nullIfEmpty(s.Receiver), s.Signature, s.Doc,
-					s.StartLine, s.EndLine, s.StartByte, s.EndByte, s.Content, h, p.file.Language,
+				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
+					pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
+					s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
 					s.Exported, isTest, p.revision, state,
-					SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc + "\n" + body), skeleton})
+					pgText(SearchText(nameText(s))), pgText(SearchText(s.Signature)), pgText(SearchText(s.Doc + "\n" + body)), pgSkeleton(skeleton)})
 				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
-						s.Name, "", nil, p.Path, s.StartLine})
+						pgText(s.Name), "", nil, p.Path, s.StartLine})
 				}
 			}
 			for k, imp := range p.file.Imports {
@@ -198,7 +199,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					tp = p.imports[k]
 				}
 				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[0], "imports", nil,
-					imp.Path, importBinding(p.file.Language, imp), tp, p.Path, imp.Line})
+					pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line})
 			}
 			for _, r := range p.file.Refs {
 				if r.Kind == parse.RefImports {
@@ -209,7 +210,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					from = 0
 				}
 				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[from], string(r.Kind), nil,
-					r.Name, r.Qualifier, nil, p.Path, r.Line})
+					pgText(r.Name), pgText(r.Qualifier), nil, p.Path, r.Line})
 			}
 		}
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
@@ -344,11 +345,35 @@ func importBinding(lang string, imp parse.Import) string {
 	return ""
 }
 
+// pgText makes a string storable as PostgreSQL text: valid UTF-8 and no NUL bytes
+// (a name cut at a byte limit, a NUL deep inside a file that passed the binary sniff).
+func pgText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
 func nullIfEmpty(s string) any {
 	if s == "" {
 		return nil
 	}
 	return s
+}
+
+func pgTexts(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = pgText(s)
+	}
+	return out
+}
+
+func pgSkeleton(v any) any {
+	if s, ok := v.(string); ok {
+		return pgText(s)
+	}
+	return v
 }
 
 func nonNil(s []string) []string {

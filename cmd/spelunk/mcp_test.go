@@ -1,0 +1,247 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// buildSpelunk builds the real binary into a temp dir. Until main.go registers
+// newMCPCmd, the build overlays a copy of main.go that does (go build -overlay),
+// so the binary tested is the real one either way and main.go is never edited.
+func buildSpelunk(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "spelunk")
+	_, file, _, _ := runtime.Caller(0)
+	pkg := filepath.Dir(file)
+	args := []string{"build", "-o", bin}
+	mainGo := filepath.Join(pkg, "main.go")
+	src, err := os.ReadFile(mainGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(src), "newMCPCmd(") {
+		patched := strings.Replace(string(src), "\treturn root\n}", "\troot.AddCommand(newMCPCmd(g))\n\treturn root\n}", 1)
+		pf := filepath.Join(dir, "main.go")
+		of := filepath.Join(dir, "overlay.json")
+		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{mainGo: pf}})
+		if err := os.WriteFile(pf, []byte(patched), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(of, ov, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-overlay", of)
+	}
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Dir = pkg
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// mcpFixture is a built binary, a database and an indexed fixture repository.
+type mcpFixture struct {
+	bin, url, repo string
+}
+
+func newMCPFixture(t testing.TB) mcpFixture {
+	t.Helper()
+	f := mcpFixture{bin: buildSpelunk(t), url: pgtest.URL(t), repo: indextest.Repo(t)}
+	cmd := exec.Command(f.bin, "index", f.repo, "--db", f.url)
+	cmd.Env = append(os.Environ(), "SPELUNK_EMBEDDER=hash")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("spelunk index: %v\n%s", err, out)
+	}
+	return f
+}
+
+func (f mcpFixture) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(f.bin, append([]string{"mcp", "--repo", f.repo, "--db", f.url}, args...)...)
+	cmd.Env = append(os.Environ(), "SPELUNK_EMBEDDER=hash")
+	return cmd
+}
+
+// stdioSession starts `spelunk mcp` and does the initialize handshake over stdio.
+func (f mcpFixture) stdioSession(t testing.TB) *mcp.ClientSession {
+	t.Helper()
+	cmd := f.command()
+	cmd.Stderr = os.Stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("initialize over stdio: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func TestMCPStdio(t *testing.T) {
+	f := newMCPFixture(t)
+	cs := f.stdioSession(t)
+	ctx := context.Background()
+	if got := cs.InitializeResult().ServerInfo.Name; got != "spelunk" {
+		t.Errorf("server name %q", got)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) != 16 {
+		t.Errorf("%d tools over stdio, want 16", len(tools.Tools))
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": "IsEligibleForRefund", "limit": 3}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_code: %v %+v", err, res)
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	var out struct {
+		Results []struct {
+			Name  string `json:"name"`
+			Lines string `json:"lines"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || len(out.Results) == 0 || out.Results[0].Name != "IsEligibleForRefund" {
+		t.Fatalf("search_code over stdio: %v %s", err, raw)
+	}
+	if !strings.HasPrefix(out.Results[0].Lines, "billing/refund.go:") {
+		t.Errorf("lines %q", out.Results[0].Lines)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "read_symbol", Arguments: map[string]any{"path": "../../etc/passwd", "start_line": 1}})
+	if err != nil || !res.IsError {
+		t.Fatalf("traversal over stdio: %v %+v", err, res)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "resolve_conflict", Arguments: map[string]any{"conflict_id": "x", "action": "both"}})
+	if err != nil || !res.IsError {
+		t.Fatalf("resolve without --allow-resolve: %v %+v", err, res)
+	}
+}
+
+// TestMCPPrintToolHashes: the binary prints the pinned hashes.
+func TestMCPPrintToolHashes(t *testing.T) {
+	bin := buildSpelunk(t)
+	out, err := exec.Command(bin, "mcp", "--print-tool-hashes").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, file, _, _ := runtime.Caller(0)
+	want, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "testdata", "mcp", "tool-hashes.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != string(want) {
+		t.Errorf("--print-tool-hashes differs from testdata/mcp/tool-hashes.txt:\n%s", out)
+	}
+}
+
+func TestMCPHTTP(t *testing.T) {
+	f := newMCPFixture(t)
+	cmd := f.command("--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	addr := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if _, rest, ok := strings.Cut(sc.Text(), "serving "); ok {
+				addr <- strings.Fields(rest)[0]
+			}
+		}
+	}()
+	var endpoint string
+	select {
+	case endpoint = <-addr:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no serving line on stderr")
+	}
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", endpoint, err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_symbols", Arguments: map[string]any{"query": "Cart"}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_symbols over HTTP: %v %+v", err, res)
+	}
+}
+
+func TestMCPRefusesNonLoopback(t *testing.T) {
+	for _, c := range []struct {
+		addr string
+		ok   bool
+	}{
+		{"127.0.0.1:8080", true}, {"[::1]:8080", true}, {"localhost:0", true}, {"127.0.0.2:1", true},
+		{"0.0.0.0:8080", false}, {":8080", false}, {"[::]:8080", false}, {"192.168.1.10:8080", false},
+		{"example.com:80", false}, {"127.0.0.1", false}, {"127.0.0.1:", false},
+	} {
+		if err := loopbackAddr(c.addr); (err == nil) != c.ok {
+			t.Errorf("loopbackAddr(%q) = %v, want ok=%v", c.addr, err, c.ok)
+		}
+	}
+	cmd := newMCPCmd(&globals{})
+	cmd.SetArgs([]string{"--http", "0.0.0.0:8080"})
+	cmd.SetOut(new(strings.Builder))
+	cmd.SetErr(new(strings.Builder))
+	err := cmd.ExecuteContext(context.Background())
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "loopback") {
+		t.Errorf("--http 0.0.0.0:8080: %v, want a usage error about loopback", err)
+	}
+}
+
+// BenchmarkMCPSearchCodeStdio measures search_code end to end over stdio: the
+// real binary, JSON-RPC framing, the engine and Postgres. It reports p50 and p95.
+// The 50k-chunk target is measured on the engine side by engine/benchmarks; this
+// runs on the fixture.
+func BenchmarkMCPSearchCodeStdio(b *testing.B) {
+	f := newMCPFixture(b)
+	cs := f.stdioSession(b)
+	ctx := context.Background()
+	queries := []string{"IsEligibleForRefund", "Cart.Add", "how are refunds issued", "retry with backoff",
+		"TotalCents", "discount applied to the cart", "export invoices to csv", "PaymentProvider"}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": queries[i%len(queries)]}})
+		if err != nil || res.IsError {
+			b.Fatalf("search_code: %v %+v", err, res)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+	if testing.Verbose() {
+		fmt.Fprintf(os.Stderr, "search_code over stdio: n=%d p50=%.2fms p95=%.2fms\n", len(lat), pct(0.5), pct(0.95))
+	}
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/tui"
+	"github.com/spelunkhq/spelunk/tui/backend"
+	"github.com/spelunkhq/spelunk/tui/theme"
+)
+
+// errNoTTY is returned when spelunk is started without a subcommand and without a
+// terminal: the UI needs one, scripts want the subcommands.
+var errNoTTY = errors.New("the interactive UI needs a terminal (stdin and stdout must be a TTY).\n" +
+	"Use a subcommand instead, e.g. `spelunk index`, `spelunk search QUERY`, `spelunk symbols`,\n" +
+	"`spelunk callers NAME`, `spelunk status` (add --json for machine-readable output); `spelunk --help` lists them all")
+
+// addTUIFlags registers the flags of the UI on the root command.
+func addTUIFlags(root *cobra.Command) {
+	root.Flags().String("eval-file", "", "where the UI saves judged queries (default: testdata/eval/saved.jsonl in the repository, or $SPELUNK_EVAL_FILE)")
+	root.Flags().String("query", "", "open the UI with this search")
+}
+
+// runTUI opens the terminal UI on the repository: it registers the repository (the
+// UI starts indexing it at once when it is new or stale) and runs the program in
+// the alternate screen with mouse support until the user quits.
+func runTUI(cmd *cobra.Command, g *globals) error {
+	if !isatty.IsTerminal(os.Stdin.Fd()) || !isatty.IsTerminal(os.Stdout.Fd()) {
+		return errNoTTY
+	}
+	ctx := cmd.Context()
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	root, err := repoRoot(ctx, g)
+	if err != nil {
+		return err
+	}
+	emb, note, err := g.embed.embedder()
+	if err != nil {
+		return err
+	}
+	db, err := openDB(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	rec, err := db.EnsureRepository(ctx, root)
+	if err != nil {
+		return err
+	}
+	cfg := tui.Config{
+		Theme:    theme.New(theme.Options{Output: os.Stdout}),
+		EvalPath: evalPath(cmd, root),
+		Editor:   firstNonEmpty(os.Getenv("VISUAL"), os.Getenv("EDITOR")),
+		DBLabel:  dbLabel(g.db),
+		Notice:   note,
+	}
+	if f := cmd.Flags().Lookup("query"); f != nil {
+		cfg.Query = f.Value.String()
+	}
+	b := backend.New(db, rec, emb, backend.Options{Actor: actor()})
+	p := tea.NewProgram(tui.New(b, cfg), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
+	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("ui: %w", err)
+	}
+	return nil
+}
+
+// evalPath is --eval-file, else $SPELUNK_EVAL_FILE, else the repository's
+// testdata/eval/saved.jsonl.
+func evalPath(cmd *cobra.Command, root string) string {
+	p := ""
+	if f := cmd.Flags().Lookup("eval-file"); f != nil {
+		p = f.Value.String()
+	}
+	if p == "" {
+		p = os.Getenv("SPELUNK_EVAL_FILE")
+	}
+	if p == "" {
+		return filepath.Join(root, "testdata", "eval", "saved.jsonl")
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return p
+}
+
+// dbLabel names the database for the status bar without credentials.
+func dbLabel(flag string) string {
+	raw := firstNonEmpty(flag, os.Getenv("SPELUNK_DATABASE_URL"))
+	if raw == "" {
+		return "embedded"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme == "" {
+		return "custom"
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	host := u.Hostname()
+	if host == "" {
+		host = "local"
+	}
+	if name == "" {
+		return host
+	}
+	return host + "/" + name
+}
+
+func actor() string {
+	if u := firstNonEmpty(os.Getenv("USER"), os.Getenv("LOGNAME")); u != "" {
+		return u + " (spelunk tui)"
+	}
+	return "spelunk tui"
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

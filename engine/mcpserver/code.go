@@ -1,0 +1,675 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/spelunkhq/spelunk/engine/graph"
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/search"
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+// SymbolRef is a symbol's metadata: where it is and what it is, never its body.
+type SymbolRef struct {
+	ID            int64  `json:"id" jsonschema:"symbol id within this repository (pass to read_symbol)"`
+	Path          string `json:"path"`
+	Name          string `json:"name"`
+	QualifiedName string `json:"qualified_name"`
+	Kind          string `json:"kind"`
+	StartLine     int    `json:"start_line"`
+	EndLine       int    `json:"end_line"`
+	Lines         string `json:"lines" jsonschema:"path:start-end"`
+	Signature     string `json:"signature,omitempty"`
+	Parent        string `json:"parent,omitempty" jsonschema:"qualified name of the enclosing type or class"`
+	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at, or working-tree for uncommitted changes"`
+	IsTest        bool   `json:"is_test,omitempty"`
+}
+
+func ref(s symbols.Symbol) SymbolRef {
+	sig := s.Signature
+	if len(sig) > 300 {
+		sig = sig[:300] + "…"
+	}
+	return SymbolRef{ID: s.ID, Path: s.Path, Name: s.Name, QualifiedName: s.QualifiedName, Kind: s.Kind,
+		StartLine: s.StartLine, EndLine: s.EndLine, Lines: fmt.Sprintf("%s:%d-%d", s.Path, s.StartLine, s.EndLine),
+		Signature: sig, Parent: s.Parent, Revision: s.Revision, IsTest: s.IsTest}
+}
+
+func (s *Server) registerCode() {
+	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies.", s.searchCode)
+	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", s.searchSymbols)
+	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", s.readSymbol)
+	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops.", s.walker(graph.Callers))
+	addTool(s, "find_callees", "List the symbols a symbol calls, up to depth hops, plus calls into code outside the repository by name.", s.walker(graph.Callees))
+	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", s.findImports)
+	addTool(s, "index_file", "Index a working-tree file of the repository now (revision working-tree) and list its symbols.", s.indexFile)
+	addTool(s, "retrieve_context", "Hybrid search packed into whole symbols under a token budget: prompt-ready source with its sources listed.", s.retrieveContext)
+}
+
+// search_code
+
+// SearchCodeIn is the input of search_code.
+type SearchCodeIn struct {
+	Query    string   `json:"query" jsonschema:"an identifier (Cart.add, isEligibleForRefund) or a question in words"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"number of results, 1-100 (default 10)"`
+	Channels []string `json:"channels,omitempty" jsonschema:"restrict to these channels: symbol, lexical, dense, graph (default all)"`
+}
+
+// ChannelScore is one channel's view of a result.
+type ChannelScore struct {
+	Rank         int     `json:"rank"`
+	Score        float64 `json:"score" jsonschema:"the channel's raw score"`
+	Contribution float64 `json:"contribution" jsonschema:"weight / (k + rank), the channel's share of the fused score"`
+}
+
+// Explain says where a result's score came from.
+type Explain struct {
+	Channels   map[string]ChannelScore `json:"channels"`
+	Fused      float64                 `json:"fused"`
+	Boost      float64                 `json:"boost,omitempty" jsonschema:"lift of an exact name match"`
+	TestFactor float64                 `json:"test_factor" jsonschema:"below 1 for test and example files"`
+	Decay      float64                 `json:"decay"`
+	Final      float64                 `json:"final"`
+}
+
+// CodeHit is one search result.
+type CodeHit struct {
+	Rank int `json:"rank"`
+	SymbolRef
+	Score   float64 `json:"score"`
+	Explain Explain `json:"explain"`
+}
+
+// PrunedHit is a candidate left out of the results, with the reason.
+type PrunedHit struct {
+	Path      string `json:"path"`
+	Name      string `json:"name"`
+	StartLine int    `json:"start_line"`
+	Reason    string `json:"reason"`
+}
+
+// SearchCodeOut is the output of search_code.
+type SearchCodeOut struct {
+	Query       string            `json:"query"`
+	Kind        string            `json:"kind" jsonschema:"identifier or semantic: how the query was read"`
+	Results     []CodeHit         `json:"results"`
+	Pruned      []PrunedHit       `json:"pruned,omitempty"`
+	Unavailable map[string]string `json:"unavailable,omitempty" jsonschema:"channels that could not answer, with the reason"`
+}
+
+func (s *Server) runSearch(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
+	q, err := text("query", query, maxQueryBytes, true)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := s.search.Search(ctx, q, opts)
+	if errors.Is(err, search.ErrEmptyQuery) {
+		return nil, argError("query %q has nothing searchable in it: give a name or a question", query)
+	}
+	return resp, err
+}
+
+func (s *Server) searchCode(ctx context.Context, _ *mcp.CallToolRequest, in SearchCodeIn) (SearchCodeOut, error) {
+	limit, err := limitArg("limit", in.Limit, 10, maxLimit)
+	if err != nil {
+		return SearchCodeOut{}, err
+	}
+	opts := search.Options{Limit: limit}
+	for _, c := range in.Channels {
+		ch := search.Channel(strings.ToLower(c))
+		if !containsChannel(ch) {
+			return SearchCodeOut{}, argError("unknown channel %q: use symbol, lexical, dense or graph", c)
+		}
+		opts.Channels = append(opts.Channels, ch)
+	}
+	resp, err := s.runSearch(ctx, in.Query, opts)
+	if err != nil {
+		return SearchCodeOut{}, err
+	}
+	out := SearchCodeOut{Query: resp.Query, Kind: string(resp.Kind), Results: make([]CodeHit, 0, len(resp.Results))}
+	for _, r := range resp.Results {
+		ex := Explain{Channels: map[string]ChannelScore{}, Fused: r.Explain.Fused, Boost: r.Explain.Boost,
+			TestFactor: r.Explain.TestFactor, Decay: r.Explain.Decay, Final: r.Explain.Final}
+		for c, cs := range r.Explain.Channels {
+			ex.Channels[string(c)] = ChannelScore(cs)
+		}
+		out.Results = append(out.Results, CodeHit{Rank: r.Rank, SymbolRef: ref(r.Symbol), Score: r.Score, Explain: ex})
+	}
+	for i, p := range resp.Pruned {
+		if i == maxOmitted {
+			break
+		}
+		out.Pruned = append(out.Pruned, PrunedHit{Path: p.Path, Name: p.Name, StartLine: p.StartLine, Reason: p.Reason})
+	}
+	if len(resp.Unavailable) > 0 {
+		out.Unavailable = map[string]string{}
+		for c, why := range resp.Unavailable {
+			out.Unavailable[string(c)] = why
+		}
+	}
+	return out, nil
+}
+
+func containsChannel(c search.Channel) bool {
+	for _, a := range search.AllChannels {
+		if a == c {
+			return true
+		}
+	}
+	return false
+}
+
+// search_symbols
+
+// SearchSymbolsIn is the input of search_symbols.
+type SearchSymbolsIn struct {
+	Query string `json:"query" jsonschema:"a name, qualified name or part of one (case-insensitive)"`
+	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: function, method, class, struct, interface, type, ..."`
+	Path  string `json:"path,omitempty" jsonschema:"only this file, or files under this directory (relative to the repository root)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"number of results, 1-100 (default 20)"`
+}
+
+// SymbolsOut is a list of symbols.
+type SymbolsOut struct {
+	Symbols   []SymbolRef `json:"symbols"`
+	Truncated bool        `json:"truncated,omitempty" jsonschema:"more symbols matched than limit"`
+}
+
+// searchSymbolsSQL matches names and qualified names by substring (the trigram
+// indexes on lower(name) serve LIKE), exact names first, then prefixes, then
+// library code before tests and shorter names first.
+const searchSymbolsSQL = `SELECT ` + symbols.Columns + ` FROM ` + symbols.From + `
+	WHERE s.repository_id = $1 AND s.kind NOT IN ('part', 'block')
+	  AND (lower(s.name) LIKE $2 ESCAPE '\' OR lower(s.qualified_name) LIKE $2 ESCAPE '\')
+	  AND ($3 = '' OR s.kind = $3)
+	  AND ($4 = '' OR s.path = $4 OR starts_with(s.path, $4 || '/'))
+	ORDER BY (lower(s.name) = $5 OR lower(s.qualified_name) = $5) DESC, starts_with(lower(s.name), $5) DESC,
+	  s.is_test, length(s.name), s.path, s.start_line, s.id
+	LIMIT $6`
+
+func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in SearchSymbolsIn) (SymbolsOut, error) {
+	q, err := text("query", strings.TrimSpace(in.Query), maxNameBytes, true)
+	if err != nil {
+		return SymbolsOut{}, err
+	}
+	kind, err := text("kind", in.Kind, 64, false)
+	if err != nil {
+		return SymbolsOut{}, err
+	}
+	var p string
+	if in.Path != "" {
+		if p, err = s.relPath("path", in.Path); err != nil {
+			return SymbolsOut{}, err
+		}
+	}
+	limit, err := limitArg("limit", in.Limit, 20, maxLimit)
+	if err != nil {
+		return SymbolsOut{}, err
+	}
+	lq := strings.ToLower(q)
+	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lq) + "%"
+	rows, err := s.cfg.DB.Pool.Query(ctx, searchSymbolsSQL, s.cfg.RepoID, pattern, kind, p, lq, limit+1)
+	if err != nil {
+		return SymbolsOut{}, fmt.Errorf("search symbols: %w", err)
+	}
+	syms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (symbols.Symbol, error) { return symbols.Scan(r) })
+	if err != nil {
+		return SymbolsOut{}, fmt.Errorf("search symbols: %w", err)
+	}
+	out := SymbolsOut{Symbols: make([]SymbolRef, 0, len(syms))}
+	if len(syms) > limit {
+		syms, out.Truncated = syms[:limit], true
+	}
+	for _, sym := range syms {
+		out.Symbols = append(out.Symbols, ref(sym))
+	}
+	return out, nil
+}
+
+// read_symbol
+
+// ReadSymbolIn is the input of read_symbol: id, or name (with an optional path to
+// choose among same-named symbols), or path with start_line (and end_line).
+type ReadSymbolIn struct {
+	ID        int64  `json:"id,omitempty" jsonschema:"a symbol id from another tool's result"`
+	Name      string `json:"name,omitempty" jsonschema:"plain or qualified name: Refund, Cart.add, billing.Refund"`
+	Path      string `json:"path,omitempty" jsonschema:"a file relative to the repository root: narrows name, or with start_line picks the symbol at that line"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line wanted (1-based), with path"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line wanted (default start_line's whole symbol)"`
+}
+
+// ReadSymbolOut is a symbol's source.
+type ReadSymbolOut struct {
+	Symbol    SymbolRef `json:"symbol"`
+	Content   string    `json:"content" jsonschema:"source as indexed (secrets redacted)"`
+	FromLine  int       `json:"from_line" jsonschema:"line of content's first line"`
+	ToLine    int       `json:"to_line" jsonschema:"line of content's last line"`
+	Truncated bool      `json:"truncated,omitempty" jsonschema:"content was cut; ask for a line range for the rest"`
+	Note      string    `json:"note,omitempty"`
+	// OtherMatches are further symbols with the same name (pass one's id).
+	OtherMatches []SymbolRef `json:"other_matches,omitempty"`
+}
+
+func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in ReadSymbolIn) (ReadSymbolOut, error) {
+	var out ReadSymbolOut
+	var id int64
+	var p string
+	var err error
+	if in.Path != "" {
+		if p, err = s.relPath("path", in.Path); err != nil {
+			return out, err
+		}
+	}
+	switch {
+	case in.ID < 0:
+		return out, argError("id must be positive (got %d)", in.ID)
+	case in.ID > 0:
+		id = in.ID
+	case in.Name != "":
+		name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
+		if err != nil {
+			return out, err
+		}
+		syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+		if errors.Is(err, symbols.ErrNotFound) {
+			return out, fmt.Errorf("unknown symbol %q%s: try search_symbols or search_code", name, inPath(p))
+		}
+		if err != nil {
+			return out, err
+		}
+		id = syms[0].ID
+		for _, o := range syms[1:min(len(syms), 6)] {
+			out.OtherMatches = append(out.OtherMatches, ref(o))
+		}
+	case p != "":
+		if in.StartLine < 1 {
+			return out, argError("start_line must be 1 or more with path (got %d)", in.StartLine)
+		}
+		if in.EndLine != 0 && in.EndLine < in.StartLine {
+			return out, argError("bad line range %d-%d: end_line is before start_line", in.StartLine, in.EndLine)
+		}
+		if in.EndLine != 0 && in.EndLine-in.StartLine+1 > maxReadLines {
+			return out, argError("line range %d-%d is %d lines; the limit is %d", in.StartLine, in.EndLine, in.EndLine-in.StartLine+1, maxReadLines)
+		}
+		sym, err := symbols.At(ctx, s.cfg.DB, s.cfg.RepoID, p, in.StartLine)
+		if errors.Is(err, symbols.ErrNotFound) {
+			return out, fmt.Errorf("no indexed symbol covers %s:%d (check the path and line; search_symbols lists a file's symbols)", p, in.StartLine)
+		}
+		if err != nil {
+			return out, err
+		}
+		id = sym.ID
+	default:
+		return out, argError("give id, name, or path with start_line")
+	}
+	sym, err := symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, id)
+	if errors.Is(err, symbols.ErrNotFound) {
+		return out, fmt.Errorf("unknown symbol id %d in this repository", id)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.Symbol = ref(sym)
+	lines := strings.SplitAfter(sym.Content, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	from, to := sym.StartLine, sym.StartLine+len(lines)-1
+	if in.ID == 0 && in.Name == "" && in.StartLine > 0 {
+		// A line range: the part of the symbol it covers.
+		want := in.EndLine
+		if want == 0 {
+			want = to
+		}
+		if want > to {
+			out.Note = fmt.Sprintf("the range ends past %s (line %d); read from line %d for what follows", sym.QualifiedName, to, to+1)
+			want = to
+		}
+		if in.StartLine > from {
+			lines, from = lines[in.StartLine-from:], in.StartLine
+		}
+		lines = lines[:want-from+1]
+		to = want
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if b.Len()+len(l) > maxReadBytes {
+			out.Truncated = true
+			to = from + i - 1
+			out.Note = fmt.Sprintf("%s is longer than %d KiB; showing lines %d-%d: read the rest with path %q and start_line %d",
+				sym.QualifiedName, maxReadBytes>>10, from, to, sym.Path, to+1)
+			break
+		}
+		b.WriteString(l)
+	}
+	out.Content, out.FromLine, out.ToLine = b.String(), from, to
+	return out, nil
+}
+
+func inPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	return " in " + p
+}
+
+// find_callers, find_callees
+
+// WalkIn is the input of find_callers and find_callees.
+type WalkIn struct {
+	Name  string `json:"name,omitempty" jsonschema:"plain or qualified name of the symbol"`
+	Path  string `json:"path,omitempty" jsonschema:"file or directory to choose among same-named symbols"`
+	ID    int64  `json:"id,omitempty" jsonschema:"symbol id, instead of name"`
+	Depth int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"number of symbols, 1-100 (default 50)"`
+}
+
+// GraphNode is a symbol reached by a walk.
+type GraphNode struct {
+	SymbolRef
+	Depth int    `json:"depth"`
+	Edge  string `json:"edge" jsonschema:"calls, inherits, implements or references"`
+	Line  int    `json:"line" jsonschema:"where the edge is written"`
+}
+
+// ExternalRef is a call to something not defined in the repository.
+type ExternalRef struct {
+	Name      string `json:"name"`
+	Qualifier string `json:"qualifier,omitempty"`
+	Line      int    `json:"line"`
+	Depth     int    `json:"depth"`
+}
+
+// WalkOut is the output of find_callers and find_callees.
+type WalkOut struct {
+	Symbol    SymbolRef     `json:"symbol"`
+	Matches   int           `json:"matches" jsonschema:"symbols with that name; the first was walked (narrow with path or id)"`
+	Nodes     []GraphNode   `json:"nodes"`
+	External  []ExternalRef `json:"external,omitempty"`
+	Truncated bool          `json:"truncated,omitempty"`
+}
+
+func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallToolRequest, WalkIn) (WalkOut, error) {
+	return func(ctx context.Context, _ *mcp.CallToolRequest, in WalkIn) (WalkOut, error) {
+		var out WalkOut
+		if in.Depth < 0 || in.Depth > graph.MaxDepth {
+			return out, argError("depth must be between 1 and %d (got %d)", graph.MaxDepth, in.Depth)
+		}
+		limit, err := limitArg("limit", in.Limit, 50, maxLimit)
+		if err != nil {
+			return out, err
+		}
+		var sym symbols.Symbol
+		switch {
+		case in.ID < 0:
+			return out, argError("id must be positive (got %d)", in.ID)
+		case in.ID > 0:
+			if sym, err = symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, in.ID); errors.Is(err, symbols.ErrNotFound) {
+				return out, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
+			}
+			out.Matches = 1
+		case in.Name != "":
+			name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
+			if err != nil {
+				return out, err
+			}
+			var p string
+			if in.Path != "" {
+				if p, err = s.relPath("path", in.Path); err != nil {
+					return out, err
+				}
+			}
+			syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+			if errors.Is(err, symbols.ErrNotFound) {
+				return out, fmt.Errorf("unknown symbol %q%s: try search_symbols", name, inPath(p))
+			}
+			if err != nil {
+				return out, err
+			}
+			sym, out.Matches = syms[0], len(syms)
+		default:
+			return out, argError("give name (plain or qualified) or id")
+		}
+		if err != nil {
+			return out, err
+		}
+		out.Symbol = ref(sym)
+		w, err := graph.Symbols(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir, max(in.Depth, 1))
+		if err != nil {
+			return out, err
+		}
+		out.Nodes = make([]GraphNode, 0, min(len(w.Nodes), limit))
+		for i, n := range w.Nodes {
+			if i == limit {
+				out.Truncated = true
+				break
+			}
+			out.Nodes = append(out.Nodes, GraphNode{SymbolRef: ref(n.Symbol), Depth: n.Depth, Edge: n.Kind, Line: n.Line})
+		}
+		for i, u := range w.Unresolved {
+			if i == limit {
+				out.Truncated = true
+				break
+			}
+			out.External = append(out.External, ExternalRef{Name: u.Name, Qualifier: u.Qual, Line: u.Line, Depth: u.Depth})
+		}
+		return out, nil
+	}
+}
+
+// find_imports
+
+// ImportsIn is the input of find_imports.
+type ImportsIn struct {
+	Path      string `json:"path" jsonschema:"a file (or Go package directory) relative to the repository root; for importers also an external module as written (react, os)"`
+	Direction string `json:"direction,omitempty" jsonschema:"imports (what path imports, the default) or importers (what imports path)"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"number of links, 1-100 (default 50)"`
+}
+
+// ImportLink is one import relation.
+type ImportLink struct {
+	Path   string `json:"path,omitempty" jsonschema:"a repository file or directory"`
+	Module string `json:"module,omitempty" jsonschema:"an external module, as written"`
+	Line   int    `json:"line,omitempty"`
+	Depth  int    `json:"depth"`
+}
+
+// ImportsOut is the output of find_imports.
+type ImportsOut struct {
+	Path      string       `json:"path"`
+	Direction string       `json:"direction"`
+	Links     []ImportLink `json:"links"`
+	Truncated bool         `json:"truncated,omitempty"`
+}
+
+func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in ImportsIn) (ImportsOut, error) {
+	var out ImportsOut
+	p, err := s.relPath("path", in.Path)
+	if err != nil {
+		return out, err
+	}
+	if in.Depth < 0 || in.Depth > graph.MaxDepth {
+		return out, argError("depth must be between 1 and %d (got %d)", graph.MaxDepth, in.Depth)
+	}
+	limit, err := limitArg("limit", in.Limit, 50, maxLimit)
+	if err != nil {
+		return out, err
+	}
+	var links []graph.FileLink
+	switch in.Direction {
+	case "", "imports":
+		out.Direction = "imports"
+		links, err = graph.Imports(ctx, s.cfg.DB, s.cfg.RepoID, p, max(in.Depth, 1))
+	case "importers":
+		out.Direction = "importers"
+		links, err = graph.Importers(ctx, s.cfg.DB, s.cfg.RepoID, p, max(in.Depth, 1))
+	default:
+		return out, argError("direction must be imports or importers (got %q)", in.Direction)
+	}
+	if err != nil {
+		return out, err
+	}
+	out.Path, out.Links = p, make([]ImportLink, 0, min(len(links), limit))
+	for i, l := range links {
+		if i == limit {
+			out.Truncated = true
+			break
+		}
+		out.Links = append(out.Links, ImportLink(l))
+	}
+	return out, nil
+}
+
+// index_file
+
+// IndexFileIn is the input of index_file.
+type IndexFileIn struct {
+	Path string `json:"path" jsonschema:"a file relative to the repository root"`
+}
+
+// IndexFileOut is the output of index_file.
+type IndexFileOut struct {
+	Path         string      `json:"path"`
+	Revision     string      `json:"revision"`
+	FilesIndexed int         `json:"files_indexed" jsonschema:"files re-read in this run (every changed file of the working tree)"`
+	Symbols      []SymbolRef `json:"symbols"`
+	Truncated    bool        `json:"truncated,omitempty"`
+	Note         string      `json:"note,omitempty"`
+}
+
+func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in IndexFileIn) (IndexFileOut, error) {
+	var out IndexFileOut
+	p, err := s.relPath("path", in.Path)
+	if err != nil {
+		return out, err
+	}
+	if p == ".git" || strings.HasPrefix(p, ".git/") {
+		return out, argError("path %q is inside .git; give a source file", p)
+	}
+	full := filepath.Join(s.cfg.Root, filepath.FromSlash(p))
+	real, err := filepath.EvalSymlinks(full)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, fmt.Errorf("no such file %s in the repository", p)
+	}
+	if err != nil {
+		return out, fmt.Errorf("index_file %s: %w", p, err)
+	}
+	if rel, err := filepath.Rel(s.cfg.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return out, argError("path %q is a link to %s, outside the repository", p, real)
+	}
+	fi, err := os.Stat(real)
+	if err != nil {
+		return out, fmt.Errorf("index_file %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return out, argError("path %q is not a regular file", p)
+	}
+	s.indexMu.Lock()
+	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{WorkingTree: true})
+	s.indexMu.Unlock()
+	if err != nil {
+		return out, fmt.Errorf("index_file %s: %w", p, err)
+	}
+	syms, err := symbols.List(ctx, s.cfg.DB, s.cfg.RepoID, symbols.Filter{Path: p, Limit: maxLimit + 1})
+	if err != nil {
+		return out, err
+	}
+	out.Path, out.Revision, out.FilesIndexed = p, sum.Revision, sum.FilesIndexed
+	out.Symbols = make([]SymbolRef, 0, len(syms))
+	if len(syms) > maxLimit {
+		syms, out.Truncated = syms[:maxLimit], true
+	}
+	for _, sym := range syms {
+		out.Symbols = append(out.Symbols, ref(sym))
+	}
+	if len(syms) > 0 {
+		out.Revision = syms[0].Revision
+	} else {
+		out.Note = "no symbols stored for this file: it is skipped (binary, generated, vendored, too large or ignored) or empty"
+	}
+	return out, nil
+}
+
+// retrieve_context
+
+// RetrieveContextIn is the input of retrieve_context.
+type RetrieveContextIn struct {
+	Query  string `json:"query" jsonschema:"what the context is for: an identifier or a question"`
+	Budget int    `json:"budget,omitempty" jsonschema:"token budget, 100-32000 (default 4000); whole symbols only"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many symbols, 1-100 (default 20)"`
+}
+
+// ContextSource is one symbol packed into the context.
+type ContextSource struct {
+	Lines         string  `json:"lines"`
+	QualifiedName string  `json:"qualified_name"`
+	Kind          string  `json:"kind"`
+	Revision      string  `json:"revision"`
+	Score         float64 `json:"score"`
+	Tokens        int     `json:"tokens"`
+	Truncated     bool    `json:"truncated,omitempty" jsonschema:"an oversized first symbol, cut to fit"`
+}
+
+// RetrieveContextOut is the output of retrieve_context.
+type RetrieveContextOut struct {
+	Query      string          `json:"query"`
+	Budget     int             `json:"budget"`
+	TokensUsed int             `json:"tokens_used"`
+	Context    string          `json:"context" jsonschema:"the symbols' source, each under a header line with path:lines, ready for a prompt"`
+	Sources    []ContextSource `json:"sources"`
+	Omitted    []PrunedHit     `json:"omitted,omitempty" jsonschema:"candidates left out (over budget, near-duplicates)"`
+}
+
+func (s *Server) retrieveContext(ctx context.Context, _ *mcp.CallToolRequest, in RetrieveContextIn) (RetrieveContextOut, error) {
+	var out RetrieveContextOut
+	budget := in.Budget
+	if budget == 0 {
+		budget = 4000
+	}
+	if budget < 100 || budget > maxBudget {
+		return out, argError("budget must be between 100 and %d tokens (got %d)", maxBudget, in.Budget)
+	}
+	limit, err := limitArg("limit", in.Limit, 20, maxLimit)
+	if err != nil {
+		return out, err
+	}
+	resp, err := s.runSearch(ctx, in.Query, search.Options{Budget: budget, Limit: limit})
+	if err != nil {
+		return out, err
+	}
+	out.Query, out.Budget, out.Sources = resp.Query, budget, make([]ContextSource, 0, len(resp.Results))
+	var b strings.Builder
+	for _, r := range resp.Results {
+		src := ContextSource{Lines: fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), QualifiedName: r.QualifiedName,
+			Kind: r.Kind, Revision: r.Revision, Score: r.Score, Tokens: r.Tokens, Truncated: r.Truncated}
+		out.Sources = append(out.Sources, src)
+		out.TokensUsed += r.Tokens
+		fmt.Fprintf(&b, "=== %s %s (%s", src.Lines, r.QualifiedName, r.Kind)
+		if r.WorkingTree() {
+			b.WriteString(", working tree")
+		}
+		if r.Truncated {
+			b.WriteString(", truncated")
+		}
+		b.WriteString(")\n")
+		b.WriteString(strings.TrimRight(r.Content, "\n"))
+		b.WriteString("\n\n")
+	}
+	out.Context = b.String()
+	for i, p := range resp.Pruned {
+		if i == maxOmitted {
+			break
+		}
+		out.Omitted = append(out.Omitted, PrunedHit{Path: p.Path, Name: p.Name, StartLine: p.StartLine, Reason: p.Reason})
+	}
+	return out, nil
+}

@@ -1,0 +1,69 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	"github.com/spelunkhq/spelunk/tui/conflictview"
+	"github.com/spelunkhq/spelunk/tui/graphview"
+	"github.com/spelunkhq/spelunk/tui/memoryview"
+	"github.com/spelunkhq/spelunk/tui/searchview"
+	"github.com/spelunkhq/spelunk/tui/symbolview"
+)
+
+// Backend is everything the TUI asks of the engine: each pane's own small
+// interface plus the repository's status and indexing. The TUI calls it only from
+// commands, never from Update or View.
+type Backend interface {
+	searchview.Backend
+	symbolview.Backend
+	graphview.Backend
+	conflictview.Backend
+	memoryview.Backend
+
+	// Status describes the repository's index.
+	Status(ctx context.Context) (RepoStatus, error)
+	// Index brings the index up to date (the working tree included when it has
+	// uncommitted changes), reporting progress as it goes.
+	Index(ctx context.Context, progress func(Progress)) (IndexResult, error)
+}
+
+// RepoStatus is what the status bar shows about the repository.
+type RepoStatus struct {
+	Name        string
+	Root        string
+	Revision    string // the last indexed commit; "" when never indexed
+	WorkingTree bool   // the index includes uncommitted changes
+	Head        string // the repository's HEAD commit, "" outside git
+	Indexed     bool   // indexed at least once
+	Stale       bool
+	StaleReason string
+	Model       string // the embedding model
+	Files       int
+	Symbols     int
+	Pending     int // symbols waiting for an embedding
+}
+
+// Progress is a snapshot of an indexing run.
+type Progress struct {
+	Phase        string
+	FilesTotal   int
+	FilesDone    int
+	FilesSkipped int
+	Chunks       int
+	EmbedQueued  int
+	Embedded     int
+	Rate         float64 // files per second
+	ETA          time.Duration
+}
+
+// IndexResult summarises a finished run.
+type IndexResult struct {
+	Revision     string
+	FilesIndexed int
+	FilesDeleted int
+	Symbols      int
+	Embedded     int
+	Duration     time.Duration
+	Notes        []string
+}
