@@ -166,6 +166,28 @@ func (s *Searcher) lexicalChannel(ctx context.Context, p plan) ([]hit, error) {
 		}
 	}
 	query := strings.Join(terms, " | ")
+	if len(terms) >= 3 && len(terms) <= 8 && !strings.Contains(query, "&") {
+		// First the chunks that share at least two of the words: far fewer rows to
+		// rank than any-of-them, and the better answers. Any-of-them only when that
+		// finds too little.
+		var pairs []string
+		for i := range terms {
+			for j := i + 1; j < len(terms); j++ {
+				pairs = append(pairs, "("+terms[i]+" & "+terms[j]+")")
+			}
+		}
+		rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, strings.Join(pairs, " | "), lexicalCap, channelDepth)
+		if err != nil {
+			return nil, fmt.Errorf("lexical channel: %w", err)
+		}
+		hits, err := collectHits(rows)
+		if err != nil {
+			return nil, fmt.Errorf("lexical channel: %w", err)
+		}
+		if len(hits) >= 20 {
+			return hits, nil
+		}
+	}
 	rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, query, lexicalCap, channelDepth)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel: %w", err)
