@@ -12,8 +12,8 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -34,7 +34,7 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // until about lines lines, into a new git repository with one commit.
 func corpus(b *testing.B, lines int) (string, int) {
 	b.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(), "src")
 	dst := b.TempDir()
 	total := 0
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -259,4 +259,13 @@ func sampleIDs(b *testing.B, db *pg.DB, repoID int64, n int) []int64 {
 	}
 	rows.Close()
 	return out
+}
+
+// goRoot is the Go toolchain's root (its src tree is the benchmark corpus).
+func goRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -19,7 +19,8 @@ func TestPanicBecomesToolError(t *testing.T) {
 	}
 	addTool(s, "boom", "Panics.", func(context.Context, *mcp.CallToolRequest, in) (struct{}, error) {
 		var m map[string]int
-		m["x"]++ // nil map write
+		//lint:ignore SA5000 the panic is the point of this test
+		m["x"]++
 		return struct{}{}, nil
 	})
 	ctx := context.Background()

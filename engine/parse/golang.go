@@ -12,8 +12,6 @@ import (
 // in the file), each type spec, and package-level var/const declarations (a
 // grouped declaration is one chunk named after its first name).
 type goHandler struct {
-	methods []int // defs that are methods, to qualify after the package is known
-	funcs   []int
 	pkgDefs []int
 }
 

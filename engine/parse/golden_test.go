@@ -101,7 +101,7 @@ func goldenView(f *File) []byte {
 	}
 	b.WriteString("],\n\"imports\": [\n")
 	for i, imp := range f.Imports {
-		line := marshal(goldenImport{Path: imp.Path, Alias: imp.Alias, Names: imp.Names, Line: imp.Line})
+		line := marshal(goldenImport(imp))
 		b.Write(line)
 		if i < len(f.Imports)-1 {
 			b.WriteByte(',')

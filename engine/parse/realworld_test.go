@@ -2,7 +2,6 @@ package parse
 
 import (
 	"path/filepath"
-	"runtime"
 	"testing"
 )
 
@@ -14,7 +13,7 @@ func TestRealWorldCorpora(t *testing.T) {
 		t.Skip("-short")
 	}
 	for _, c := range []struct{ root, ext string }{
-		{filepath.Join(runtime.GOROOT(), "src"), ".go"},
+		{filepath.Join(goRoot(), "src"), ".go"},
 		{"/usr/lib/python3.11", ".py"},
 		{"/usr/lib/node_modules/npm", ".js"},
 	} {

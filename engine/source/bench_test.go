@@ -5,7 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -13,7 +13,7 @@ import (
 // with one commit. It takes a few seconds, outside the timed loops.
 func goSrcRepo(b *testing.B) string {
 	b.Helper()
-	src := filepath.Join(runtime.GOROOT(), "src")
+	src := filepath.Join(goRoot(), "src")
 	if out, err := exec.Command("go", "env", "GOROOT").Output(); err == nil {
 		src = filepath.Join(string(trimNL(out)), "src")
 	}
@@ -128,4 +128,13 @@ func BenchmarkRead(b *testing.B) {
 	b.Run("checkout", run)
 	dir = noCheckoutClone(b, dir)
 	b.Run("cat-file", run)
+}
+
+// goRoot is the Go toolchain's root (its src tree is the benchmark corpus).
+func goRoot() string {
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
