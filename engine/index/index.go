@@ -266,7 +266,7 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	if emb.unavailable != nil {
 		sum.Notes = append(sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", emb.unavailable, sum.PendingEmbedding))
 	}
-	if err := w.finishRun(ctx, revision, repo.Branch, opts.WorkingTree, ix.emb.Name()); err != nil {
+	if err := w.finishRun(ctx, repo.Head, repo.Branch, opts.WorkingTree, ix.emb.Name()); err != nil {
 		return sum, err
 	}
 	prog.phase("done")

@@ -83,7 +83,7 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 		st.Stale, st.StaleReason = true, "never indexed"
 	case st.Interrupted:
 		st.Stale, st.StaleReason = true, "the last run did not finish"
-	case repo.IsGit && repo.Head != rec.LastCommit && !rec.WorkingTree:
+	case repo.IsGit && repo.Head != rec.LastCommit:
 		st.Stale, st.StaleReason = true, fmt.Sprintf("HEAD is %s, index is at %s", short(repo.Head), short(rec.LastCommit))
 	case repo.IsGit:
 		dirty, err := repo.Dirty(ctx)

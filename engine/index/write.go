@@ -65,12 +65,14 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 	return interrupted, nil
 }
 
-func (w *writer) finishRun(ctx context.Context, revision, branch string, workingTree bool, model string) error {
+// finishRun records the commit the index is based on (HEAD, also when uncommitted
+// changes were indexed on top of it: working_tree says so), so staleness is known.
+func (w *writer) finishRun(ctx context.Context, head, branch string, workingTree bool, model string) error {
 	_, err := w.db.Pool.Exec(ctx, `
 		UPDATE repositories SET indexing_started = NULL, last_indexed_at = now(),
-			last_commit = NULLIF($2, 'working-tree'), working_tree = $3, embedding_model = $4,
+			last_commit = NULLIF($2, ''), working_tree = $3, embedding_model = $4,
 			default_branch = COALESCE(NULLIF($5, ''), default_branch)
-		WHERE id = $1`, w.repoID, revision, workingTree, model, branch)
+		WHERE id = $1`, w.repoID, head, workingTree, model, branch)
 	if err != nil {
 		return fmt.Errorf("finish indexing run: %w", err)
 	}

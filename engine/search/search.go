@@ -337,7 +337,18 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 		ex.Final = (c.fused + c.boost) * ex.TestFactor * ex.Decay
 		results = append(results, Result{Symbol: l.sym, Score: ex.Final, Explain: ex, Content: l.content})
 	}
-	sort.SliceStable(results, func(i, j int) bool { return results[i].Score > results[j].Score })
+	// Ties break on location, not on ids (which depend on indexing order), so the
+	// same index content always ranks the same way.
+	sort.SliceStable(results, func(i, j int) bool {
+		a, b := results[i], results[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.StartLine < b.StartLine
+	})
 
 	// Near-duplicate pruning against the results already kept.
 	var kept []Result
