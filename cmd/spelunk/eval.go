@@ -16,6 +16,7 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
+	var lexical string
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
 		Short: "Measure retrieval on a query set: hit@k, recall, MRR, nDCG and latency per channel and query kind",
@@ -50,7 +51,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb)}
+			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb), Lexical: lexical}
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -83,6 +84,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&queries, "queries", "", "query file (JSON lines)")
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
+	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd) or bm25 (default "+search.DefaultLexical+")")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	return cmd
 }

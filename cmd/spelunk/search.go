@@ -97,6 +97,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.DurationVar(&opts.HalfLife, "half-life", 0, "recency decay half-life on the fused top results (0 = off)")
 	f.StringVar(&opts.Anchor, "anchor", "", "seed the graph channel from this symbol")
 	f.StringVar(&kind, "kind", "", "force the query kind: identifier or semantic (default: detected)")
+	f.StringVar(&opts.Lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd cover density) or bm25 (default "+search.DefaultLexical+")")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	return cmd
 }

@@ -207,6 +207,30 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, q, search.Options{})
 			return err
 		})
+		measure("hybrid_cd", 200, func(i int) error {
+			q := questions[i%len(questions)]
+			if i%2 == 1 {
+				q = names[i%len(names)]
+			}
+			_, err := s.Search(ctx, q, search.Options{Lexical: "cd"})
+			return err
+		})
+		measure("hybrid_bm25", 200, func(i int) error {
+			q := questions[i%len(questions)]
+			if i%2 == 1 {
+				q = names[i%len(names)]
+			}
+			_, err := s.Search(ctx, q, search.Options{Lexical: "bm25"})
+			return err
+		})
+		measure("lexical_cd", 200, func(i int) error {
+			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Lexical: "cd", Channels: []search.Channel{search.Lexical}})
+			return err
+		})
+		measure("lexical_bm25", 200, func(i int) error {
+			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Lexical: "bm25", Channels: []search.Channel{search.Lexical}})
+			return err
+		})
 		measure("symbol", 200, func(i int) error {
 			_, err := s.Search(ctx, names[i%len(names)], search.Options{Channels: []search.Channel{search.Symbol}})
 			return err

@@ -149,6 +149,9 @@ type Runner struct {
 	DB       *pg.DB
 	RepoID   int64
 	Searcher *search.Searcher
+	// Lexical picks the lexical scorer for every configuration ("cd", "bm25"; ""
+	// = the default).
+	Lexical string
 	// Extra configurations beyond Configs, e.g. the fixed-window baseline.
 	Extra map[string]func(ctx context.Context, q Query) ([]Ranked, error)
 }
@@ -221,7 +224,7 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 	if q.Kind == "graph" && (cfg == "hybrid" || cfg == "graph") {
 		return r.walk(ctx, q)
 	}
-	opts := search.Options{Limit: 10}
+	opts := search.Options{Limit: 10, Lexical: r.Lexical}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}

@@ -152,7 +152,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 
-		var fileRows, symRows, edgeRows, vecRows [][]any
+		var fileRows, symRows, edgeRows, vecRows, postRows [][]any
 		next := 0
 		for i, p := range batch {
 			fid := fileIDs[i]
@@ -185,11 +185,18 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					pending = append(pending, pendingSymbol{id: ids[j], hash: h,
 						text: embedText(s.QualifiedName, p.Path, s.Doc, body)})
 				}
+				nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
+				tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
+				if s.Kind != parse.KindPart {
+					for term, f := range tf {
+						postRows = append(postRows, []any{w.repoID, term, ids[j], f, docLen})
+					}
+				}
 				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
 					pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 					s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
 					s.Exported, isTest, p.revision, state,
-					pgText(SearchText(nameText(s))), pgText(SearchText(s.Signature)), pgText(SearchText(s.Doc + "\n" + body)), pgSkeleton(skeleton)})
+					pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen})
 				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
 						pgText(s.Name), "", nil, p.Path, s.StartLine})
@@ -224,11 +231,14 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body", "skeleton"}, symRows); err != nil {
+			"search_body", "skeleton", "doc_length"}, symRows); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "edges", []string{"repository_id", "file_id", "source_id",
 			"kind", "target_id", "target_name", "target_qualifier", "target_path", "path", "line"}, edgeRows); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, postRows); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
@@ -354,6 +364,35 @@ func pgText(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+}
+
+// BM25F field weights: an occurrence in the name counts more than one in the
+// signature, which counts more than one in the body.
+const (
+	nameWeight      = 3
+	signatureWeight = 2
+	bodyWeight      = 1
+	maxTermBytes    = 64 // longer tokens (hashes, base64) are not worth a posting
+)
+
+// termFrequencies returns each term's field-weighted frequency and the weighted
+// document length, over the words SearchText produced for each field.
+func termFrequencies(name, signature, body string) (map[string]float32, float32) {
+	tf := map[string]float32{}
+	var n float32
+	add := func(text string, w float32) {
+		for _, t := range strings.Fields(text) {
+			if len(t) > maxTermBytes || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
+				continue
+			}
+			tf[t] += w
+			n += w
+		}
+	}
+	add(name, nameWeight)
+	add(signature, signatureWeight)
+	add(body, bodyWeight)
+	return tf, n
 }
 
 func nullIfEmpty(s string) any {

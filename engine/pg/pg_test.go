@@ -191,7 +191,7 @@ func TestTenantIsolation(t *testing.T) {
 	if _, err := b.Pool.Exec(ctx, `INSERT INTO nuggets (repository_id, key, value, author) VALUES ($1, 'k', 'v', 'x')`, repoB); err != nil {
 		t.Fatal(err)
 	}
-	for _, table := range []string{"repositories", "files", "symbols", "symbol_embeddings", "edges",
+	for _, table := range []string{"repositories", "files", "symbols", "symbol_embeddings", "edges", "postings",
 		"memories", "memory_embeddings", "memory_events", "nuggets", "nugget_history",
 		"state_compilations", "conflicts", "conflict_exemptions"} {
 		var n int

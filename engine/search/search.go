@@ -34,6 +34,9 @@ type Searcher struct {
 	chunks     int // cached chunk count, for term statistics
 	chunksAt   time.Time
 	indexModel string
+	statsN     int
+	statsAvgDL float64
+	statsAt    time.Time
 }
 
 // New returns a searcher over the repository repoID. emb may be nil.
@@ -130,7 +133,19 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 		}()
 	}
 	run(Symbol, func() ([]hit, error) { return s.symbolChannel(ctx, p) })
-	run(Lexical, func() ([]hit, error) { return s.lexicalChannel(ctx, p) })
+	run(Lexical, func() ([]hit, error) {
+		scorer := opts.Lexical
+		if scorer == "" {
+			scorer = DefaultLexical
+		}
+		switch scorer {
+		case "bm25":
+			return s.bm25Channel(ctx, p)
+		case "cd":
+			return s.lexicalChannel(ctx, p)
+		}
+		return nil, fmt.Errorf("unknown lexical scorer %q (cd or bm25)", opts.Lexical)
+	})
 	run(Dense, func() ([]hit, error) {
 		if err := s.denseUsable(ctx); err != nil {
 			return nil, err

@@ -272,3 +272,36 @@ func TestAnalyze(t *testing.T) {
 		}
 	}
 }
+
+func TestBM25Scorer(t *testing.T) {
+	fx := indextest.Fixture(t)
+	s := New(fx.DB, fx.RepoID, fx.Emb)
+	ctx := context.Background()
+	resp, err := s.Search(ctx, "eligible for refund", Options{Lexical: "bm25", Channels: []Channel{Lexical}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Results) == 0 {
+		t.Fatal("no results")
+	}
+	top := map[string]bool{}
+	for _, r := range resp.Results[:min(3, len(resp.Results))] {
+		top[r.Name] = true
+	}
+	if !top["IsEligibleForRefund"] && !top["is_eligible_for_refund"] {
+		t.Fatalf("bm25 top 3 %v lack the eligibility checks", top)
+	}
+	for i := 1; i < len(resp.Results); i++ {
+		if resp.Results[i].Explain.Channels[Lexical].Score > resp.Results[i-1].Explain.Channels[Lexical].Score {
+			t.Fatalf("bm25 scores out of order at %d", i+1)
+		}
+	}
+	for _, q := range []string{"'", "a & b | !c", "払い戻し", strings.Repeat("x", 5000)} {
+		if _, err := s.Search(ctx, q, Options{Lexical: "bm25"}); err != nil && !errors.Is(err, ErrEmptyQuery) {
+			t.Errorf("%.20q: %v", q, err)
+		}
+	}
+	if _, err := s.Search(ctx, "refund", Options{Lexical: "okapi", Channels: []Channel{Lexical}}); err == nil {
+		t.Error("an unknown scorer must be an error")
+	}
+}

@@ -54,6 +54,9 @@ type Options struct {
 	Anchor string
 	// Kind forces the query kind instead of detecting it.
 	Kind QueryKind
+	// Lexical picks the lexical scorer: "cd" (ts_rank_cd cover density over the GIN
+	// index) or "bm25" (BM25F over the postings table); "" = DefaultLexical.
+	Lexical string
 }
 
 // ChannelScore is one channel's view of a result.

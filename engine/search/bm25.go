@@ -1,0 +1,131 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+)
+
+// DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
+// chosen by `spelunk eval` and the benchmarks (see the README's lexical comparison).
+const DefaultLexical = "cd"
+
+// BM25 parameters: the usual ones.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// bm25Channel scores with BM25F over the postings table: idf from document
+// frequencies counted per query term, field-weighted term frequencies, length
+// normalisation against the repository's average. Terms in more than commonFraction
+// of the chunks are dropped unless every term is that common (then the two rarest
+// are kept), which bounds the postings read.
+func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range p.words {
+		if !seen[w] && len(w) <= 64 {
+			seen[w] = true
+			terms = append(terms, w)
+		}
+	}
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	n, avgdl, err := s.corpusStats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT term, count(*) FROM postings
+		WHERE repository_id = $1 AND term = ANY ($2) GROUP BY term`, s.repoID, terms)
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	df := map[string]int{}
+	for rows.Next() {
+		var t string
+		var c int
+		if err := rows.Scan(&t, &c); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+		}
+		df[t] = c
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	type termStat struct {
+		term string
+		df   int
+	}
+	var present []termStat
+	for _, t := range terms {
+		if df[t] > 0 {
+			present = append(present, termStat{t, df[t]})
+		}
+	}
+	if len(present) == 0 {
+		return nil, nil
+	}
+	limit := int(float64(n)*commonFraction) + 1
+	var kept []termStat
+	for _, ts := range present {
+		if ts.df < limit || limit < 200 {
+			kept = append(kept, ts)
+		}
+	}
+	if len(kept) == 0 {
+		sort.Slice(present, func(i, j int) bool { return present[i].df < present[j].df })
+		kept = present[:min(2, len(present))]
+	}
+	names := make([]string, len(kept))
+	idfs := make([]float64, len(kept))
+	for i, ts := range kept {
+		names[i] = ts.term
+		idfs[i] = math.Log(1 + (float64(n)-float64(ts.df)+0.5)/(float64(ts.df)+0.5))
+	}
+	rows, err = s.db.Pool.Query(ctx, `
+		SELECT p.symbol_id, sum(t.idf * p.tf * ($4::float8 + 1) / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.dl / $6::float8))) AS score
+		FROM unnest($2::text[], $3::float8[]) AS t(term, idf)
+		JOIN postings p ON p.repository_id = $1 AND p.term = t.term
+		GROUP BY p.symbol_id
+		ORDER BY score DESC, p.symbol_id
+		LIMIT $7`, s.repoID, names, idfs, bm25K1, bm25B, avgdl, channelDepth)
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	hits, err := collectHits(rows)
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	return hits, nil
+}
+
+// corpusStats returns the number of chunks with postings and their average
+// weighted length, cached for a minute.
+func (s *Searcher) corpusStats(ctx context.Context) (int, float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.statsAt.IsZero() && time.Since(s.statsAt) < time.Minute {
+		return s.statsN, s.statsAvgDL, nil
+	}
+	var n int
+	var avg float64
+	err := s.db.Pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(doc_length), 0) FROM symbols
+		WHERE repository_id = $1 AND kind <> 'part'`, s.repoID).Scan(&n, &avg)
+	if err != nil {
+		return 0, 0, fmt.Errorf("corpus statistics: %w", err)
+	}
+	if avg <= 0 {
+		avg = 1
+	}
+	s.statsN, s.statsAvgDL, s.statsAt = n, avg, time.Now()
+	return n, avg, nil
+}
