@@ -6,11 +6,13 @@ import (
 	"math"
 	"sort"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
 // chosen by `spelunk eval` and the benchmarks (see the README's lexical comparison).
-const DefaultLexical = "cd"
+const DefaultLexical = "bm25"
 
 // BM25 parameters: the usual ones.
 const (
@@ -42,23 +44,29 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if n == 0 {
 		return nil, nil
 	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT term, count(*) FROM postings
-		WHERE repository_id = $1 AND term = ANY ($2) GROUP BY term`, s.repoID, terms)
-	if err != nil {
-		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	// Document frequencies, each count stopping at the "common" limit: a common term
+	// is dropped anyway, and counting its whole postings list is what made BM25
+	// slow. One statement per term in one round trip.
+	limit := int(float64(n)*commonFraction) + 1
+	if limit < 200 {
+		limit = n + 1 // a small repository: count everything, drop nothing
 	}
+	batch := &pgx.Batch{}
+	for _, t := range terms {
+		batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM postings
+			WHERE repository_id = $1 AND term = $2 LIMIT $3) x`, s.repoID, t, limit)
+	}
+	br := s.db.Pool.SendBatch(ctx, batch)
 	df := map[string]int{}
-	for rows.Next() {
-		var t string
+	for _, t := range terms {
 		var c int
-		if err := rows.Scan(&t, &c); err != nil {
-			rows.Close()
+		if err := br.QueryRow().Scan(&c); err != nil {
+			br.Close()
 			return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 		}
 		df[t] = c
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := br.Close(); err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
 	type termStat struct {
@@ -74,10 +82,9 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if len(present) == 0 {
 		return nil, nil
 	}
-	limit := int(float64(n)*commonFraction) + 1
 	var kept []termStat
 	for _, ts := range present {
-		if ts.df < limit || limit < 200 {
+		if ts.df < limit {
 			kept = append(kept, ts)
 		}
 	}
@@ -91,7 +98,7 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 		names[i] = ts.term
 		idfs[i] = math.Log(1 + (float64(n)-float64(ts.df)+0.5)/(float64(ts.df)+0.5))
 	}
-	rows, err = s.db.Pool.Query(ctx, `
+	rows, err := s.db.Pool.Query(ctx, `
 		SELECT p.symbol_id, sum(t.idf * p.tf * ($4::float8 + 1) / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.dl / $6::float8))) AS score
 		FROM unnest($2::text[], $3::float8[]) AS t(term, idf)
 		JOIN postings p ON p.repository_id = $1 AND p.term = t.term

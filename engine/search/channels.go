@@ -37,40 +37,49 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(ids) > 4 {
 		ids = ids[:4]
 	}
-	batch := &pgx.Batch{}
-	for _, raw := range ids {
-		last := raw[strings.LastIndex(raw, ".")+1:]
-		qual, name := strings.ToLower(raw), strings.ToLower(last)
-		batch.Queue(symbolExactSQL, s.repoID, name, qual, raw, last, channelDepth)
-		if p.kind == Identifier {
-			batch.Queue(symbolFuzzySQL, s.repoID, name, channelDepth)
-		}
-	}
-	br := s.db.Pool.SendBatch(ctx, batch)
 	best := map[int64]hit{}
 	var order []int64
-	for i := 0; i < batch.Len(); i++ {
-		rows, err := br.Query()
-		if err != nil {
-			br.Close()
-			return nil, fmt.Errorf("symbol channel: %w", err)
-		}
-		hs, err := collectHits(rows)
-		if err != nil {
-			br.Close()
-			return nil, fmt.Errorf("symbol channel: %w", err)
-		}
-		for _, h := range hs {
-			if old, ok := best[h.id]; !ok || h.score > old.score {
-				if !ok {
-					order = append(order, h.id)
+	collect := func(batch *pgx.Batch) error {
+		br := s.db.Pool.SendBatch(ctx, batch)
+		defer br.Close()
+		for i := 0; i < batch.Len(); i++ {
+			rows, err := br.Query()
+			if err != nil {
+				return err
+			}
+			hs, err := collectHits(rows)
+			if err != nil {
+				return err
+			}
+			for _, h := range hs {
+				if old, ok := best[h.id]; !ok || h.score > old.score {
+					if !ok {
+						order = append(order, h.id)
+					}
+					best[h.id] = h
 				}
-				best[h.id] = h
 			}
 		}
+		return br.Close()
 	}
-	if err := br.Close(); err != nil {
+	exact := &pgx.Batch{}
+	for _, raw := range ids {
+		last := raw[strings.LastIndex(raw, ".")+1:]
+		exact.Queue(symbolExactSQL, s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
+	}
+	if err := collect(exact); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
+	}
+	// Near misses (a typo, a half-remembered name) only when the exact lookup found
+	// little: trigram matching of short names touches many rows.
+	if p.kind == Identifier && len(best) < 3 {
+		fuzzy := &pgx.Batch{}
+		for _, raw := range ids {
+			fuzzy.Queue(symbolFuzzySQL, s.repoID, strings.ToLower(raw[strings.LastIndex(raw, ".")+1:]), channelDepth)
+		}
+		if err := collect(fuzzy); err != nil {
+			return nil, fmt.Errorf("symbol channel: %w", err)
+		}
 	}
 	hits := make([]hit, 0, len(order))
 	for _, id := range order {
