@@ -31,24 +31,6 @@ func buildSpelunk(t testing.TB) string {
 	_, file, _, _ := runtime.Caller(0)
 	pkg := filepath.Dir(file)
 	args := []string{"build", "-o", bin}
-	mainGo := filepath.Join(pkg, "main.go")
-	src, err := os.ReadFile(mainGo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(src), "newMCPCmd(") {
-		patched := strings.Replace(string(src), "\treturn root\n}", "\troot.AddCommand(newMCPCmd(g))\n\treturn root\n}", 1)
-		pf := filepath.Join(dir, "main.go")
-		of := filepath.Join(dir, "overlay.json")
-		ov, _ := json.Marshal(map[string]any{"Replace": map[string]string{mainGo: pf}})
-		if err := os.WriteFile(pf, []byte(patched), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(of, ov, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "-overlay", of)
-	}
 	cmd := exec.Command("go", append(args, ".")...)
 	cmd.Dir = pkg
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -19,6 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
@@ -242,6 +244,7 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, names[i%len(names)], search.Options{Channels: []search.Channel{search.Symbol}})
 			return err
 		})
+		measureMCP(b, db.URL, root, questions, names)
 		ids := sampleIDs(b, db, sum.RepositoryID, 50)
 		measure("graph2hop", 200, func(i int) error {
 			_, err := graph.Symbols(ctx, db, sum.RepositoryID, []int64{ids[i%len(ids)]}, graph.Callers, 2)
@@ -299,4 +302,50 @@ func goRoot() string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// measureMCP runs the real binary's MCP server over stdio on the same index and times
+// search_code end to end (the issue 7 target: p95 < 50 ms at 50k chunks).
+func measureMCP(b *testing.B, url, root string, questions, names []string) {
+	b.Helper()
+	bin := filepath.Join(b.TempDir(), "spelunk")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/spelunkhq/spelunk/cmd/spelunk").CombinedOutput(); err != nil {
+		b.Fatalf("build spelunk: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "mcp", "--repo", root, "--db", url)
+	cmd.Stderr = os.Stderr
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatalf("initialize over stdio: %v", err)
+	}
+	defer cs.Close()
+	call := func(q string) error {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": q}})
+		if err == nil && res.IsError {
+			err = fmt.Errorf("tool error: %+v", res.Content)
+		}
+		return err
+	}
+	for _, q := range questions { // warm the server's caches
+		if err := call(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	durs := make([]time.Duration, 0, 200)
+	for i := 0; i < 200; i++ {
+		q := questions[i%len(questions)]
+		if i%2 == 1 {
+			q = names[i%len(names)]
+		}
+		t := time.Now()
+		if err := call(q); err != nil {
+			b.Fatal(err)
+		}
+		durs = append(durs, time.Since(t))
+	}
+	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+	b.ReportMetric(ms(durs[len(durs)/2]), "mcp_search_code_p50_ms")
+	b.ReportMetric(ms(durs[len(durs)*95/100]), "mcp_search_code_p95_ms")
 }
