@@ -319,7 +319,7 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 		testFactor = defaultTestFactor
 	}
 	top := cands
-	if m := limit * 4; len(top) > m {
+	if m := limit * 3; len(top) > m {
 		top = top[:m]
 	}
 	if len(top) == 0 {
@@ -474,7 +474,12 @@ func cutToTokens(s string, budget int) string {
 	return s[:cut+1]
 }
 
+// tokenSet is the set of words of s, for near-duplicate detection; the first
+// 8 KiB are enough to tell copies apart and keep the cost bounded.
 func tokenSet(s string) map[string]struct{} {
+	if len(s) > 8<<10 {
+		s = s[:8<<10]
+	}
 	set := map[string]struct{}{}
 	start := -1
 	for i := 0; i <= len(s); i++ {
