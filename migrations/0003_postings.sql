@@ -13,9 +13,11 @@ CREATE TABLE postings (
     tf            real   NOT NULL,
     dl            real   NOT NULL, -- the symbol's weighted length, here so ranking needs no join
     tenant_id     text   NOT NULL DEFAULT current_setting('spelunk.tenant', true),
-    PRIMARY KEY (repository_id, term, symbol_id),
-    FOREIGN KEY (repository_id, symbol_id) REFERENCES symbols (repository_id, id) ON DELETE CASCADE
+    PRIMARY KEY (repository_id, term, symbol_id)
 );
+-- No foreign key to symbols: checking one per posting (tens per chunk) was the most
+-- expensive part of a bulk load. The indexer deletes a file's postings with its
+-- symbols, in the same transaction (engine/index: writer.forget).
 CREATE INDEX postings_symbol_idx ON postings (repository_id, symbol_id);
 
 ALTER TABLE symbols ADD COLUMN doc_length real NOT NULL DEFAULT 0;

@@ -191,6 +191,15 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	}
 	resolver := newImportResolver(paths, goMods)
 
+	// A first index (or one that rewrites most of the repository) loads faster
+	// without the HNSW index, which is then built in one pass at the end.
+	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
+	deferred := false
+	if len(todo) >= 200 && len(todo) > len(have)/2 {
+		if deferred, err = ix.db.DeferModelIndex(ctx, model, rec.ID); err != nil {
+			return sum, err
+		}
+	}
 	prog.setTotal(len(todo))
 	prog.phase("indexing")
 	emb := newEmbedStage(ix.db, rec.ID, ix.emb, prog)
@@ -216,6 +225,12 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		return sum, err
 	}
 
+	if deferred {
+		prog.phase("building the vector index")
+		if err := ix.db.BuildModelIndex(ctx, model); err != nil {
+			return sum, err
+		}
+	}
 	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
 	if changed {
 		prog.phase("resolving")

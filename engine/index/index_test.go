@@ -410,6 +410,9 @@ func snapshot(t testing.TB, db *pg.DB) string {
 	q(`SELECT 'edge', e.path, s.qualified_name, e.kind, e.target_name, e.line, coalesce(t.qualified_name, '?'), coalesce(t.path, ''), coalesce(e.target_path, '')
 		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id`)
 	q(`SELECT 'vec', s.path, s.qualified_name, e.model FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id`)
+	q(`SELECT 'post', s.path, s.qualified_name, count(*), sum(p.tf), min(p.dl) FROM postings p JOIN symbols s ON s.id = p.symbol_id
+		GROUP BY s.path, s.qualified_name, s.start_line`)
+	q(`SELECT 'orphan postings', count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = p.symbol_id)`)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/spelunkhq/spelunk/engine/parse"
@@ -24,6 +25,7 @@ type writer struct {
 // forget records the ids of the symbols about to be deleted with the files at paths.
 func (w *writer) forget(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, paths []string) error {
 	rows, err := q.Query(ctx, `SELECT s.id FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND f.path = ANY ($2)`, w.repoID, paths)
@@ -33,6 +35,12 @@ func (w *writer) forget(ctx context.Context, q interface {
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	if err != nil {
 		return fmt.Errorf("list replaced symbols: %w", err)
+	}
+	if len(ids) > 0 {
+		// Postings have no foreign key (see migration 0003): they go explicitly.
+		if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)`, w.repoID, ids); err != nil {
+			return fmt.Errorf("delete replaced postings: %w", err)
+		}
 	}
 	w.gone = append(w.gone, ids...)
 	return nil
@@ -58,6 +66,9 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 		return interrupted, fmt.Errorf("queue symbols for the new embedding model: %w", err)
 	}
 	if full {
+		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1`, w.repoID); err != nil {
+			return interrupted, fmt.Errorf("drop postings: %w", err)
+		}
 		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1`, w.repoID); err != nil {
 			return interrupted, fmt.Errorf("drop indexed files: %w", err)
 		}
