@@ -259,6 +259,9 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		if err := w.resolveEdges(ctx, scope); err != nil {
 			return sum, err
 		}
+		if err := w.linkGoImplementations(ctx); err != nil {
+			return sum, err
+		}
 	}
 	// Fresh statistics after a bulk change: without them the planner treats the new
 	// rows as absent and picks nested loops and sequential scans (searches right

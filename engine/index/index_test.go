@@ -128,6 +128,16 @@ func TestIndexFixture(t *testing.T) {
 			t.Errorf("no resolved call %s -> %s (%s): %v", e.from, e.to, e.toPath, err)
 		}
 	}
+	// Go types implement interfaces by method set.
+	for _, typ := range []string{"PercentOff", "BuyXGetYFree"} {
+		var n int
+		err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM edges e JOIN symbols s ON s.id = e.source_id
+			JOIN symbols t ON t.id = e.target_id
+			WHERE e.kind = 'implements' AND s.name = $1 AND t.name = 'Discount'`, typ).Scan(&n)
+		if err != nil || n != 1 {
+			t.Errorf("%s implements cart.Discount: %d edges, %v", typ, n, err)
+		}
+	}
 	var unresolvedFmt int
 	_ = db.Pool.QueryRow(ctx, `SELECT count(*) FROM edges WHERE target_qualifier = 'fmt' AND target_id IS NOT NULL`).Scan(&unresolvedFmt)
 	if unresolvedFmt != 0 {
