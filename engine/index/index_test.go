@@ -15,6 +15,7 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
@@ -27,30 +28,9 @@ func TestMain(m *testing.M) {
 	pgtest.Main(m)
 }
 
-// fixtureRepo copies testdata/fixture into a new git repository with one commit.
-func fixtureRepo(t testing.TB) string {
-	t.Helper()
-	dir := t.TempDir()
-	src, _ := filepath.Abs("../../testdata/fixture")
-	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
-		t.Fatal(err)
-	}
-	git(t, dir, "init", "-q", "-b", "main")
-	git(t, dir, "add", "-A")
-	git(t, dir, "commit", "-q", "-m", "fixture")
-	return dir
-}
+func fixtureRepo(t testing.TB) string { return indextest.Repo(t) }
 
-func git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+func git(t testing.TB, dir string, args ...string) string { return indextest.Git(t, dir, args...) }
 
 func hashing() *embed.Hashing { return embed.NewHashing(64) }
 

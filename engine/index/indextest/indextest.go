@@ -23,11 +23,12 @@ func FixtureDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "fixture")
 }
 
-// Repo copies testdata/fixture into a new git repository with one commit and
-// returns its root (symlinks resolved, as the index registers it).
+// Repo copies testdata/fixture into <tmp>/shop as a git repository with one commit
+// whose identity and dates are fixed, so its revision is the same on every run. It
+// returns the root with symlinks resolved, as the index registers it.
 func Repo(t testing.TB) string {
 	t.Helper()
-	dir := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "shop")
 	if err := os.CopyFS(dir, os.DirFS(FixtureDir())); err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +42,13 @@ func Repo(t testing.TB) string {
 	return real
 }
 
-// Git runs git in dir with a fixed identity and returns its trimmed output.
+// Git runs git in dir with a fixed identity and dates and returns its trimmed output.
 func Git(t testing.TB, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+	cmd := exec.Command("git", append([]string{"-c", "user.name=spelunk", "-c", "user.email=spelunk@example.com",
+		"-c", "commit.gpgsign=false"}, args...)...)
 	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2025-06-01T10:00:00Z", "GIT_COMMITTER_DATE=2025-06-01T10:00:00Z")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("git %v: %v\n%s", args, err, out)

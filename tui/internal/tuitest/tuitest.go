@@ -7,7 +7,6 @@ package tuitest
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
@@ -47,37 +47,11 @@ func FixtureDir() string {
 	return filepath.Join(filepath.Dir(file), "..", "..", "..", "testdata", "fixture")
 }
 
-// Repo copies the fixture into <tmp>/shop as a git repository with one commit
-// whose identity and dates are fixed, so its revision is the same on every run.
-func Repo(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "shop")
-	if err := os.CopyFS(dir, os.DirFS(FixtureDir())); err != nil {
-		t.Fatal(err)
-	}
-	Git(t, dir, "init", "-q", "-b", "main")
-	Git(t, dir, "add", "-A")
-	Git(t, dir, "commit", "-q", "-m", "fixture")
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
-}
+// Repo is indextest.Repo: the fixture as a git repository with a fixed revision.
+func Repo(t testing.TB) string { return indextest.Repo(t) }
 
-// Git runs git in dir with a fixed identity and dates.
-func Git(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", append([]string{"-c", "user.name=spelunk", "-c", "user.email=spelunk@example.com",
-		"-c", "commit.gpgsign=false"}, args...)...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GIT_AUTHOR_DATE=2025-06-01T10:00:00Z", "GIT_COMMITTER_DATE=2025-06-01T10:00:00Z")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
+// Git is indextest.Git.
+func Git(t testing.TB, dir string, args ...string) string { return indextest.Git(t, dir, args...) }
 
 // Open indexes a fresh copy of the fixture into a fresh database (unless
 // unindexed) and returns the backend over it. Indexing uses one parse worker so
