@@ -30,18 +30,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			root, err := repoRoot(ctx, g)
-			if err != nil {
-				return err
-			}
-			emb, note, err := g.embed.embedder()
-			if err != nil {
-				return err
-			}
-			if note != "" && !g.json {
-				fmt.Fprintln(os.Stderr, note)
-			}
-			db, err := openDB(ctx, g)
+			root, emb, db, err := openForIndexing(ctx, g)
 			if err != nil {
 				return err
 			}

@@ -30,18 +30,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 				g.repo = args[0]
 			}
 			ctx := cmd.Context()
-			root, err := repoRoot(ctx, g)
-			if err != nil {
-				return err
-			}
-			emb, note, err := g.embed.embedder()
-			if err != nil {
-				return err
-			}
-			if note != "" && !g.json {
-				fmt.Fprintln(os.Stderr, note)
-			}
-			db, err := openDB(ctx, g)
+			root, emb, db, err := openForIndexing(ctx, g)
 			if err != nil {
 				return err
 			}

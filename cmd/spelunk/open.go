@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
@@ -49,4 +50,25 @@ func repoRoot(ctx context.Context, g *globals) (string, error) {
 		abs = real
 	}
 	return abs, nil
+}
+
+// openForIndexing resolves the repository, the embedder (printing a fallback note
+// on a terminal run) and the database: what every command that may index needs.
+func openForIndexing(ctx context.Context, g *globals) (string, embed.Embedder, *pg.DB, error) {
+	root, err := repoRoot(ctx, g)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	emb, note, err := g.embed.embedder()
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if note != "" && !g.json {
+		fmt.Fprintln(os.Stderr, note)
+	}
+	db, err := openDB(ctx, g)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return root, emb, db, nil
 }
