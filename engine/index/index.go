@@ -403,42 +403,51 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		close(results)
 		return nil
 	})
-	g.Go(func() error { // writer: batches of files, one transaction each
-		const maxChunks = 2000
-		maxFiles := 64
-		if opts.batchFiles > 0 {
-			maxFiles = opts.batchFiles
-		}
-		var batch []parsed
-		chunks := 0
-		flush := func() error {
-			if len(batch) == 0 {
-				return nil
-			}
-			pending, err := w.writeFiles(ctx, batch)
-			if err != nil {
-				return err
-			}
-			for _, p := range batch {
-				prog.fileDone(p.status == "skipped", len(p.symbols()))
-			}
-			if err := emb.enqueue(ctx, pending); err != nil {
-				return err
-			}
-			batch, chunks = batch[:0], 0
-			return nil
-		}
-		for p := range results {
-			batch = append(batch, p)
-			chunks += len(p.symbols())
-			if len(batch) >= maxFiles || chunks >= maxChunks {
-				if err := flush(); err != nil {
+	// Writers: batches of files, one transaction each. Two of them keep the
+	// database busy on both cores while the parsers wait for neither (the writes,
+	// not the parsing, are the bulk of a first index).
+	maxFiles := 64
+	if opts.batchFiles > 0 {
+		maxFiles = opts.batchFiles
+	}
+	writers := 2
+	if opts.batchFiles > 0 {
+		writers = 1 // tests that place a crash between commits want one order
+	}
+	for range writers {
+		g.Go(func() error {
+			const maxChunks = 2000
+			var batch []parsed
+			chunks := 0
+			flush := func() error {
+				if len(batch) == 0 {
+					return nil
+				}
+				pending, err := w.writeFiles(ctx, batch)
+				if err != nil {
 					return err
 				}
+				for _, p := range batch {
+					prog.fileDone(p.status == "skipped", len(p.symbols()))
+				}
+				if err := emb.enqueue(ctx, pending); err != nil {
+					return err
+				}
+				batch, chunks = batch[:0], 0
+				return nil
 			}
-		}
-		return flush()
-	})
+			for p := range results {
+				batch = append(batch, p)
+				chunks += len(p.symbols())
+				if len(batch) >= maxFiles || chunks >= maxChunks {
+					if err := flush(); err != nil {
+						return err
+					}
+				}
+			}
+			return flush()
+		})
+	}
 	return g.Wait()
 }
 

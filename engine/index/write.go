@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
@@ -19,7 +20,9 @@ type writer struct {
 	db     *pg.DB
 	repoID int64
 	model  string
-	gone   []int64 // symbols deleted by this run (their callers need resolving again)
+
+	mu   sync.Mutex // guards gone: several writers run at once
+	gone []int64    // symbols deleted by this run (their callers need resolving again)
 }
 
 // forget records the ids of the symbols about to be deleted with the files at paths.
@@ -42,7 +45,9 @@ func (w *writer) forget(ctx context.Context, q interface {
 			return fmt.Errorf("delete replaced postings: %w", err)
 		}
 	}
+	w.mu.Lock()
 	w.gone = append(w.gone, ids...)
+	w.mu.Unlock()
 	return nil
 }
 
@@ -146,12 +151,13 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
-		gone := len(w.gone)
+		// The ids are recorded before the delete commits; if this transaction rolls
+		// back they name symbols that still exist, which only makes the resolver
+		// look at a few more edges.
 		if err := w.forget(ctx, tx, paths); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
-			w.gone = w.gone[:gone]
 			return fmt.Errorf("delete old rows: %w", err)
 		}
 		fileIDs, err := allocIDs(ctx, tx, "files", len(batch))
