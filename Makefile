@@ -16,7 +16,8 @@ all: build
 
 setup: build
 	@bash engine/pg/setup/setup-postgres.sh
-	@SPELUNK_BIN=./$(BIN) sh engine/embed/fetch-glove.sh
+	@SPELUNK_BIN=./$(BIN) sh engine/embed/fetch-glove.sh || \
+		echo "setup: warning: the GloVe word vectors could not be installed; spelunk falls back to the hashing embedder (see the message above)" >&2
 
 build:
 	@$(GO) build -o $(BIN) ./cmd/spelunk
