@@ -128,7 +128,7 @@ func (m *Model) sideBlock(i int, s Side, w int, body []string) []string {
 func (m *Model) footer() []string {
 	rule := m.th.Rule.Render(strings.Repeat("─", m.w))
 	if m.mode == modeNote {
-		return []string{rule, render.Truncate(m.note.View(), m.w)}
+		return []string{rule, render.Truncate(render.InputView(m.note, m.th.Plain()), m.w)}
 	}
 	note := m.th.Faint.Render("note: none (n adds one; it is recorded with the next resolution)")
 	if m.noteText != "" {

@@ -279,7 +279,7 @@ func (m *Model) View() string {
 	if m.w <= 0 || m.h <= 0 {
 		return ""
 	}
-	out := []string{render.Truncate(m.input.View(), m.w), m.th.Rule.Render(strings.Repeat("─", m.w))}
+	out := []string{render.Truncate(render.InputView(m.input, m.th.Plain()), m.w), m.th.Rule.Render(strings.Repeat("─", m.w))}
 	body := m.bodyHeight()
 	for i := m.scroll; i < m.scroll+body && i < len(m.lines); i++ {
 		out = append(out, m.lines[i])

@@ -59,7 +59,7 @@ func (m *Model) queryLine() string {
 		// Fixed width, so the line does not jitter as timings change.
 		right = m.th.Muted.Render(fmt.Sprintf("%d results · %s · %4dms", len(m.resp.Results), m.resp.Kind, m.resp.Took.Milliseconds()))
 	}
-	left := m.input.View()
+	left := render.InputView(m.input, m.th.Plain())
 	gap := m.w - render.Width(left) - render.Width(right)
 	if gap < 1 {
 		if m.w-render.Width(right)-1 < 20 {
