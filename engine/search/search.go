@@ -51,7 +51,7 @@ func DefaultWeights(kind QueryKind) map[Channel]float64 {
 	if kind == Identifier {
 		return map[Channel]float64{Symbol: 1.0, Lexical: 0.8, Dense: 0.3, Graph: 0.2}
 	}
-	return map[Channel]float64{Dense: 1.0, Lexical: 1.0, Symbol: 0.6, Graph: 0.3}
+	return map[Channel]float64{Dense: 1.0, Lexical: 1.0, Symbol: 0.6, Graph: 0.15}
 }
 
 const (
