@@ -399,7 +399,9 @@ func termFrequencies(name, signature, body string) (map[string]float32, float32)
 	var n float32
 	add := func(text string, w float32) {
 		for _, t := range strings.Fields(text) {
-			if len(t) > maxTermBytes || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
+			// Single characters and bare numbers are a fifth of all postings and
+			// answer no question (whole identifiers such as sha256 keep theirs).
+			if len(t) < 2 || len(t) > maxTermBytes || allDigits(t) || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {
 				continue
 			}
 			tf[t] += w
@@ -410,6 +412,15 @@ func termFrequencies(name, signature, body string) (map[string]float32, float32)
 	add(signature, signatureWeight)
 	add(body, bodyWeight)
 	return tf, n
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func nullIfEmpty(s string) any {
