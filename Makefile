@@ -47,7 +47,7 @@ bench: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) bash -c '\
 		$(GO) test -run "^$$" -bench . -benchtime 1x -timeout 30m ./engine/benchmarks/ && \
 		$(GO) test -run "^$$" -bench . -benchtime 500x -timeout 30m ./engine/memory/ && \
-		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/ && \
+		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/ ./engine/source/ ./engine/index/ && \
 		$(GO) test -run "^$$" -bench . ./tui/ ./engine/mcpserver/ ./cmd/spelunk/'
 
 lint:
