@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,25 @@ func (s *memSession) close() { s.db.Close() }
 // memOpen opens the database and the project's memory store. With embedder set it
 // builds the configured embedder (a fallback note goes to stderr) and embeds the
 // memories left pending by an earlier outage, so they are checked for conflicts.
+// memShow opens the project's store, fetches one value and prints it: as JSON with
+// --json, else with text.
+func memShow[T any](cmd *cobra.Command, g *globals, get func(context.Context, *memory.Store) (T, error), text func(io.Writer, T)) error {
+	s, err := memOpen(cmd, g, false, 0)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	v, err := get(cmd.Context(), s.store)
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return memJSON(cmd.OutOrStdout(), v)
+	}
+	text(cmd.OutOrStdout(), v)
+	return nil
+}
+
 func memOpen(cmd *cobra.Command, g *globals, embedder bool, threshold float64) (*memSession, error) {
 	ctx := cmd.Context()
 	root, err := repoRoot(ctx, g)
@@ -253,21 +273,11 @@ func newMemoryShowCmd(g *globals) *cobra.Command {
 		Short: "Show a memory with its lineage (parents, successors, corrections) and audit trail",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			l, err := s.store.Lineage(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			if g.json {
-				return memJSON(out, l)
-			}
-			memPrintLineage(out, l)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Lineage, error) {
+				return st.Lineage(ctx, args[0])
+			}, func(w io.Writer, l memory.Lineage) {
+				memPrintLineage(w, l)
+			})
 		},
 	}
 }
@@ -371,20 +381,11 @@ func newMemorySupersedeCmd(g *globals) *cobra.Command {
 		Short: "Mark memory OLD as replaced by memory NEW",
 		Args:  rangeArgs(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			m, err := s.store.Supersede(cmd.Context(), args[0], args[1], memAuthor(author), reason)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), m)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Memory, error) {
+				return st.Supersede(ctx, args[0], args[1], memAuthor(author), reason)
+			}, func(w io.Writer, m memory.Memory) {
+				fmt.Fprintf(w, "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
@@ -402,20 +403,11 @@ func newMemoryInvalidateCmd(g *globals) *cobra.Command {
 			if strings.TrimSpace(reason) == "" {
 				return usagef("--reason is required: say why the memory is invalid")
 			}
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			m, err := s.store.Invalidate(cmd.Context(), args[0], memAuthor(author), reason)
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), m)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s INVALIDATED: %s\n", m.ID, m.TombstoneReason)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Memory, error) {
+				return st.Invalidate(ctx, args[0], memAuthor(author), reason)
+			}, func(w io.Writer, m memory.Memory) {
+				fmt.Fprintf(w, "%s INVALIDATED: %s\n", m.ID, m.TombstoneReason)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
@@ -441,23 +433,14 @@ func newNuggetCmd(g *globals) *cobra.Command {
 		Short: "Set a nugget",
 		Args:  rangeArgs(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			r, err := s.store.SetNugget(cmd.Context(), memory.NuggetWrite{Key: args[0], Value: args[1], Author: memAuthor(author)})
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), r)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s = %s\n", r.Nugget.Key, r.Nugget.Value)
-			if !r.Applied {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note: a later write is current; this one is kept in the history")
-			}
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.NuggetSet, error) {
+				return st.SetNugget(ctx, memory.NuggetWrite{Key: args[0], Value: args[1], Author: memAuthor(author)})
+			}, func(w io.Writer, r memory.NuggetSet) {
+				fmt.Fprintf(w, "%s = %s\n", r.Nugget.Key, r.Nugget.Value)
+				if !r.Applied {
+					fmt.Fprintln(cmd.ErrOrStderr(), "note: a later write is current; this one is kept in the history")
+				}
+			})
 		},
 	}
 	set.Flags().StringVar(&author, "author", "", "who writes (default $SPELUNK_AUTHOR, else $USER)")
@@ -466,20 +449,11 @@ func newNuggetCmd(g *globals) *cobra.Command {
 		Short: "Print a nugget's current value",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			n, err := s.store.Nugget(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), n)
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), n.Value)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Nugget, error) {
+				return st.Nugget(ctx, args[0])
+			}, func(w io.Writer, n memory.Nugget) {
+				fmt.Fprintln(w, n.Value)
+			})
 		},
 	}
 	list := &cobra.Command{
@@ -560,20 +534,11 @@ func newStateCmd(g *globals) *cobra.Command {
 			if strings.TrimSpace(summary) == "" {
 				return usagef("--summary is required")
 			}
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			st, err := s.store.SetState(cmd.Context(), memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)})
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), st)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "state %d recorded\n", st.ID)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+				return st.SetState(ctx, memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)})
+			}, func(w io.Writer, st memory.State) {
+				fmt.Fprintf(w, "state %d recorded\n", st.ID)
+			})
 		},
 	}
 	f := set.Flags()
@@ -586,20 +551,11 @@ func newStateCmd(g *globals) *cobra.Command {
 		Short: "Show the latest state compilation",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			st, err := s.store.LatestState(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), st)
-			}
-			memPrintState(cmd.OutOrStdout(), st)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+				return st.LatestState(ctx)
+			}, func(w io.Writer, st memory.State) {
+				memPrintState(w, st)
+			})
 		},
 	}
 	cmd.AddCommand(set, show)
@@ -737,20 +693,11 @@ func newConflictsCmd(g *globals) *cobra.Command {
 		Short: "Show a conflict with every side (a, b, ...)",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			d, err := s.store.Conflict(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), d)
-			}
-			memPrintConflict(cmd.OutOrStdout(), d)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.ConflictDetail, error) {
+				return st.Conflict(ctx, args[0])
+			}, func(w io.Writer, d memory.ConflictDetail) {
+				memPrintConflict(w, d)
+			})
 		},
 	}
 	cmd.AddCommand(list, show, newConflictsResolveCmd(g), newConflictsUndoCmd(g))
@@ -850,20 +797,11 @@ func newConflictsUndoCmd(g *globals) *cobra.Command {
 		Short: "Revert a conflict's resolution: statuses restored, the conflict reopened",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			c, err := s.store.Undo(cmd.Context(), args[0], memAuthor(author))
-			if err != nil {
-				return err
-			}
-			if g.json {
-				return memJSON(cmd.OutOrStdout(), c)
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "conflict %s reopened; its memories have their statuses from before the resolution\n", c.ID)
-			return nil
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Conflict, error) {
+				return st.Undo(ctx, args[0], memAuthor(author))
+			}, func(w io.Writer, c memory.Conflict) {
+				fmt.Fprintf(w, "conflict %s reopened; its memories have their statuses from before the resolution\n", c.ID)
+			})
 		},
 	}
 	cmd.Flags().StringVar(&author, "author", "", "who undoes (default $SPELUNK_AUTHOR, else $USER)")
