@@ -259,8 +259,10 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		if err := w.resolveEdges(ctx, scope); err != nil {
 			return sum, err
 		}
-		if err := w.linkGoImplementations(ctx); err != nil {
-			return sum, err
+		if touchesGo(todo, deleted) || interrupted || opts.Full {
+			if err := w.linkGoImplementations(ctx); err != nil {
+				return sum, err
+			}
 		}
 	}
 	// Fresh statistics after a bulk change: without them the planner treats the new
@@ -290,6 +292,22 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	prog.phase("done")
 	sum.DurationMS = time.Since(start).Milliseconds()
 	return sum, nil
+}
+
+// touchesGo reports whether a run wrote or deleted Go files (only those change
+// which Go types implement which interfaces).
+func touchesGo(todo []target, deleted []string) bool {
+	for _, t := range todo {
+		if strings.HasSuffix(t.Path, ".go") {
+			return true
+		}
+	}
+	for _, p := range deleted {
+		if strings.HasSuffix(p, ".go") {
+			return true
+		}
+	}
+	return false
 }
 
 // listTargets returns the files the index should hold and the revision label.

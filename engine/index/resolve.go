@@ -39,12 +39,23 @@ const qualifierRule = `(
 // planner joins on equality keys with hashes instead of guessing from stale
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
 var resolveSteps = []struct{ name, sql string }{
-	{"forget dangling targets", `
+	{"names the written files define", `
+		CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS
+		SELECT DISTINCT n.name
+		FROM symbols s
+		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
+		WHERE s.repository_id = $1 AND f.path IN (SELECT path FROM res_scope)`},
+	{"forget dangling and affected targets", `
 		WITH d AS (
 			UPDATE edges e SET target_id = NULL
 			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + `
-			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone))
-			  AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id)
+			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone)
+			       -- a name defined more or fewer times than before may now resolve
+			       -- elsewhere, or no longer be unique: decide those edges again
+			       OR e.target_name IN (SELECT name FROM res_changed_names))
+			  AND (e.target_name IN (SELECT name FROM res_changed_names)
+			       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
 			RETURNING e.id)
 		INSERT INTO res_dangling SELECT id FROM d`},
 	{"link imports to files", `
@@ -53,13 +64,6 @@ var resolveSteps = []struct{ name, sql string }{
 		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
 		  AND f.repository_id = $1 AND f.path = e.target_path
 		  AND e.target_file_id IS DISTINCT FROM f.id`},
-	{"names the written files define", `
-		CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS
-		SELECT DISTINCT n.name
-		FROM symbols s
-		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
-		WHERE s.repository_id = $1 AND f.path IN (SELECT path FROM res_scope)`},
 	{"collect unresolved edges", `
 		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
 		SELECT e.id, e.file_id, f.dir, f.language, e.target_name, e.target_qualifier AS qual,
@@ -170,6 +174,10 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_gone ON COMMIT DROP AS SELECT unnest($1::bigint[]) AS id`, w.gone); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_changed_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
+			w.changedNames()); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		for _, step := range resolveSteps {

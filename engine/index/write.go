@@ -21,8 +21,42 @@ type writer struct {
 	repoID int64
 	model  string
 
-	mu   sync.Mutex // guards gone: several writers run at once
+	mu   sync.Mutex // guards gone and names: several writers run at once
 	gone []int64    // symbols deleted by this run (their callers need resolving again)
+	// names counts, per definition name, definitions added minus removed by this
+	// run: where it is not zero, which definition a call by that name resolves to
+	// may have changed anywhere in the repository.
+	names map[string]int
+}
+
+// countName records a definition added (+1) or removed (-1).
+func (w *writer) countName(kind, name string, aliases []string, delta int) {
+	switch kind {
+	case string(parse.KindModule), string(parse.KindPart), string(parse.KindBlock):
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.names == nil {
+		w.names = map[string]int{}
+	}
+	w.names[name] += delta
+	for _, a := range aliases {
+		w.names[a] += delta
+	}
+}
+
+// changedNames are the names whose definitions this run added or removed.
+func (w *writer) changedNames() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for n, d := range w.names {
+		if d != 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // forget records the ids of the symbols about to be deleted with the files at paths.
@@ -30,12 +64,21 @@ func (w *writer) forget(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, paths []string) error {
-	rows, err := q.Query(ctx, `SELECT s.id FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+	rows, err := q.Query(ctx, `SELECT s.id, s.kind, s.name, s.aliases FROM symbols s
+		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND f.path = ANY ($2)`, w.repoID, paths)
 	if err != nil {
 		return fmt.Errorf("list replaced symbols: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	var ids []int64
+	var id int64
+	var kind, name string
+	var aliases []string
+	_, err = pgx.ForEachRow(rows, []any{&id, &kind, &name, &aliases}, func() error {
+		ids = append(ids, id)
+		w.countName(kind, name, aliases, -1)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("list replaced symbols: %w", err)
 	}
@@ -209,6 +252,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 						postRows = append(postRows, []any{w.repoID, term, ids[j], f, docLen})
 					}
 				}
+				w.countName(string(s.Kind), pgText(s.Name), pgTexts(s.Aliases), +1)
 				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
 					pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 					s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
