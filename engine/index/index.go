@@ -45,6 +45,13 @@ type Options struct {
 	WorkingTree  bool  // index uncommitted changes too (revision "working-tree")
 	MaxFileBytes int64 // skip larger files; 0 = 1 MiB
 	Workers      int   // parse workers; 0 = one per core
+	// Revision indexes that commit instead of HEAD (the work tree is not touched);
+	// it cannot be combined with WorkingTree.
+	Revision string
+	// StoreAs keeps the rows under this repository key instead of the repository's
+	// root, so an index at a past commit (spelunk eval history) never replaces the
+	// user's index of the same repository.
+	StoreAs string
 	// Progress, when set, receives snapshots at most every ProgressEvery.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
@@ -128,12 +135,24 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		return Summary{}, err
 	}
 	defer repo.Close()
+	if opts.Revision != "" {
+		if opts.WorkingTree {
+			return Summary{}, fmt.Errorf("index %s: a revision and the working tree cannot be indexed together", repo.Root)
+		}
+		if err := repo.Pin(ctx, opts.Revision); err != nil {
+			return Summary{}, fmt.Errorf("index %s at %s: %w", repo.Root, opts.Revision, err)
+		}
+	}
 	if repo.IsGit && repo.Head == "" && !opts.WorkingTree {
 		return Summary{}, fmt.Errorf("index %s: the repository has no commits yet: commit something, or index the working tree with --working-tree", repo.Root)
 	}
 
-	sum := Summary{Repository: repo.Root, EmbeddingModel: ix.emb.Name()}
-	rec, err := ix.db.EnsureRepository(ctx, repo.Root)
+	key := repo.Root
+	if opts.StoreAs != "" {
+		key = opts.StoreAs
+	}
+	sum := Summary{Repository: key, EmbeddingModel: ix.emb.Name()}
+	rec, err := ix.db.EnsureRepository(ctx, key)
 	if err != nil {
 		return sum, err
 	}

@@ -188,6 +188,22 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	}
 
 	cands := fuse(lists, weights, k, p.kind)
+	if opts.Granularity == Files {
+		// Rank definitions deep enough to see several per file, with no budget
+		// (a budget applies to code, and a file list has none).
+		fileLimit := opts.Limit
+		if fileLimit <= 0 {
+			fileLimit = defaultLimit
+		}
+		symOpts := opts
+		symOpts.Limit, symOpts.Budget = fileLimit*filesPool, 0
+		if err := s.rerank(ctx, cands, symOpts, resp, start); err != nil {
+			return nil, err
+		}
+		resp.Files = rankFiles(resp.Results, fileLimit)
+		resp.Took = time.Since(start)
+		return resp, nil
+	}
 	if err := s.rerank(ctx, cands, opts, resp, start); err != nil {
 		return nil, err
 	}

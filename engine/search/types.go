@@ -57,6 +57,9 @@ type Options struct {
 	// Lexical picks the lexical scorer: "cd" (ts_rank_cd cover density over the GIN
 	// index) or "bm25" (BM25F over the postings table); "" = DefaultLexical.
 	Lexical string
+	// Granularity is Symbols (""), or Files: Response.Files then ranks files by
+	// their definitions' evidence, Limit files, with the best definitions under each.
+	Granularity Granularity
 }
 
 // ChannelScore is one channel's view of a result.
@@ -108,7 +111,9 @@ type Response struct {
 	K       float64             `json:"k"`
 	Weights map[Channel]float64 `json:"weights"`
 	Results []Result            `json:"results"`
-	Pruned  []Pruned            `json:"pruned"`
+	// Files is set for Granularity Files.
+	Files  []FileResult `json:"files,omitempty"`
+	Pruned []Pruned     `json:"pruned"`
 	// Unavailable lists channels that could not answer (embedder down, say) with
 	// the reason; the other channels still did.
 	Unavailable map[Channel]string        `json:"unavailable,omitempty"`

@@ -63,6 +63,10 @@ func (r *Repo) Files(ctx context.Context, opts Options) ([]File, error) {
 		case "120000":
 			f.Skip = SkipSymlink
 		default:
+			if f.Size < 0 {
+				f.Skip = SkipUnreadable
+				break
+			}
 			f.Skip = classifyPath(f.Path, f.Size, opts)
 		}
 		if f.Skip == "" {
@@ -92,7 +96,13 @@ func parseLsTree(rec []byte) (File, string, error) {
 		return File{}, "", fmt.Errorf("git ls-tree: malformed entry %q", rec)
 	}
 	f := File{Path: string(rec[tab+1:]), BlobSHA: fields[2]}
-	if fields[3] != "-" {
+	switch fields[3] {
+	case "-":
+	case "BAD":
+		// The object is absent (a partial or shallow clone without large blobs):
+		// recorded as unreadable rather than failing the whole listing.
+		f.Size = -1
+	default:
 		size, err := strconv.ParseInt(fields[3], 10, 64)
 		if err != nil {
 			return File{}, "", fmt.Errorf("git ls-tree: malformed size in %q", rec)

@@ -147,3 +147,18 @@ type notExistError struct{ path string }
 
 func (e *notExistError) Error() string        { return e.path + " does not exist" }
 func (e *notExistError) Is(target error) bool { return target == fs.ErrNotExist }
+
+// Pin makes the repository read the commit rev instead of HEAD: Files, Read and
+// the diff helpers then see that commit's tree, and Branch is cleared. It is how
+// an index is built at a past commit without touching the work tree.
+func (r *Repo) Pin(ctx context.Context, rev string) error {
+	if !r.IsGit {
+		return fmt.Errorf("index at %s: %s is not a git repository", rev, r.Root)
+	}
+	shas, err := r.resolveCommits(ctx, rev)
+	if err != nil {
+		return err
+	}
+	r.Head, r.Branch = shas[0], ""
+	return nil
+}
