@@ -22,6 +22,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	var (
 		opts     search.Options
 		channels string
+		files    bool
 		weights  string
 		explain  bool
 		kind     string
@@ -29,8 +30,10 @@ func newSearchCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Hybrid search: ranked symbols with path:lines and where each score came from",
-		Long: "Search the repository with four channels (dense, lexical, symbol, graph) fused by Reciprocal Rank\n" +
-			"Fusion. --explain prints each result's per-channel rank, raw score and RRF contribution.",
+		Long: "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
+			"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
+			"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
+			"--explain prints each result's per-channel rank, raw score and RRF contribution.",
 		Args: rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -41,7 +44,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 				for _, c := range strings.Split(channels, ",") {
 					ch := search.Channel(strings.TrimSpace(c))
 					if !validChannel(ch) {
-						return usagef("unknown channel %q (dense, lexical, symbol, graph)", c)
+						return usagef("unknown channel %q (%s)", c, channelNames())
 					}
 					opts.Channels = append(opts.Channels, ch)
 				}
@@ -72,6 +75,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if files {
+				opts.Granularity = search.Files
+			}
 			resp, err := search.New(db, rec.ID, emb).Search(ctx, args[0], opts)
 			if errors.Is(err, search.ErrEmptyQuery) {
 				return usageError{err}
@@ -82,12 +88,16 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(resp)
 			}
+			if files {
+				printFiles(resp, explain)
+				return nil
+			}
 			printSearch(resp, explain)
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: dense,lexical,symbol,graph)")
+	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: "+channelNames()+")")
 	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
 	f.Float64Var(&opts.K, "k", 60, "RRF constant k")
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
@@ -98,8 +108,17 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&opts.Anchor, "anchor", "", "seed the graph channel from this symbol")
 	f.StringVar(&kind, "kind", "", "force the query kind: identifier or semantic (default: detected)")
 	f.StringVar(&opts.Lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd cover density) or bm25 (default "+search.DefaultLexical+")")
+	f.BoolVar(&files, "files", false, "rank files by their definitions' evidence, the best definitions listed under each")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	return cmd
+}
+
+func channelNames() string {
+	names := make([]string, len(search.AllChannels))
+	for i, c := range search.AllChannels {
+		names[i] = string(c)
+	}
+	return strings.Join(names, ",")
 }
 
 func validChannel(c search.Channel) bool {
@@ -112,7 +131,44 @@ func validChannel(c search.Channel) bool {
 }
 
 func printSearch(resp *search.Response, explain bool) {
-	fmt.Printf("%d results for %q (%s query, k=%g) in %s\n", len(resp.Results), resp.Query, resp.Kind, resp.K, resp.Took.Round(100_000))
+	fmt.Printf("%d results for %s (%s query, k=%g) in %s\n", len(resp.Results), shortQuery(resp.Query), resp.Kind, resp.K, resp.Took.Round(100_000))
+	printHeader(resp, explain)
+	for _, r := range resp.Results {
+		printResult(r, explain, "")
+	}
+	if explain && len(resp.Pruned) > 0 {
+		fmt.Println("pruned:")
+		for _, p := range resp.Pruned {
+			fmt.Printf("       %s  %s:%d  %s\n", p.Name, p.Path, p.StartLine, p.Reason)
+		}
+	}
+}
+
+// printFiles prints a files-granularity answer: each file with its best
+// definitions indented under it.
+func printFiles(resp *search.Response, explain bool) {
+	fmt.Printf("%d files for %s (%s query, k=%g) in %s\n", len(resp.Files), shortQuery(resp.Query), resp.Kind, resp.K, resp.Took.Round(100_000))
+	printHeader(resp, explain)
+	for _, f := range resp.Files {
+		fmt.Printf("%3d  %.4f  %s\n", f.Rank, f.Score, f.Path)
+		for _, r := range f.Symbols {
+			printResult(r, explain, "       ")
+		}
+	}
+}
+
+// shortQuery quotes a query for a heading, long inputs cut to their start.
+func shortQuery(q string) string {
+	if len(q) > 100 {
+		q = strings.Join(strings.Fields(q[:100]), " ") + "…"
+	}
+	return fmt.Sprintf("%q", q)
+}
+
+func printHeader(resp *search.Response, explain bool) {
+	for _, n := range resp.Notes {
+		fmt.Printf("  note: %s\n", n)
+	}
 	for c, why := range resp.Unavailable {
 		fmt.Printf("  channel %s unavailable: %s\n", c, why)
 	}
@@ -125,41 +181,37 @@ func printSearch(resp *search.Response, explain bool) {
 		}
 		fmt.Printf("  channel times: %s\n", strings.Join(parts, ", "))
 	}
-	for _, r := range resp.Results {
-		mark := ""
-		if r.WorkingTree() {
-			mark = " [working-tree]"
-		}
-		if r.Truncated {
-			mark += " [cut to budget]"
-		}
-		fmt.Printf("%3d  %.4f  %-8s %s  %s:%d-%d%s\n", r.Rank, r.Score, r.Kind, r.QualifiedName, r.Path, r.StartLine, r.EndLine, mark)
-		if explain {
-			var parts []string
-			for _, c := range search.AllChannels {
-				if cs, ok := r.Explain.Channels[c]; ok {
-					parts = append(parts, fmt.Sprintf("%s #%d (%.3f) +%.4f", c, cs.Rank, cs.Score, cs.Contribution))
-				}
-			}
-			line := "       " + strings.Join(parts, "  ")
-			if r.Explain.Boost > 0 {
-				line += fmt.Sprintf("  exact +%.2f", r.Explain.Boost)
-			}
-			if r.Explain.TestFactor != 1 {
-				line += fmt.Sprintf("  test x%.2f", r.Explain.TestFactor)
-			}
-			if r.Explain.Decay != 1 {
-				line += fmt.Sprintf("  decay x%.3f", r.Explain.Decay)
-			}
-			fmt.Println(line)
+}
+
+func printResult(r search.Result, explain bool, indent string) {
+	mark := ""
+	if r.WorkingTree() {
+		mark = " [working-tree]"
+	}
+	if r.Truncated {
+		mark += " [cut to budget]"
+	}
+	fmt.Printf("%s%3d  %.4f  %-8s %s  %s:%d-%d%s\n", indent, r.Rank, r.Score, r.Kind, r.QualifiedName, r.Path, r.StartLine, r.EndLine, mark)
+	if !explain {
+		return
+	}
+	var parts []string
+	for _, c := range search.AllChannels {
+		if cs, ok := r.Explain.Channels[c]; ok {
+			parts = append(parts, fmt.Sprintf("%s #%d (%.3f) +%.4f", c, cs.Rank, cs.Score, cs.Contribution))
 		}
 	}
-	if explain && len(resp.Pruned) > 0 {
-		fmt.Println("pruned:")
-		for _, p := range resp.Pruned {
-			fmt.Printf("       %s  %s:%d  %s\n", p.Name, p.Path, p.StartLine, p.Reason)
-		}
+	line := indent + "       " + strings.Join(parts, "  ")
+	if r.Explain.Boost > 0 {
+		line += fmt.Sprintf("  boost +%.2f", r.Explain.Boost)
 	}
+	if r.Explain.TestFactor != 1 {
+		line += fmt.Sprintf("  demoted x%.2f", r.Explain.TestFactor)
+	}
+	if r.Explain.Decay != 1 {
+		line += fmt.Sprintf("  decay x%.3f", r.Explain.Decay)
+	}
+	fmt.Println(line)
 }
 
 func newShowCmd(g *globals) *cobra.Command {

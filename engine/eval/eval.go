@@ -12,6 +12,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -47,6 +48,9 @@ type Query struct {
 	Expect   []Expect `json:"expect"`
 	Anchor   *Anchor  `json:"anchor,omitempty"`
 	Relation string   `json:"relation,omitempty"` // callers | callees | imports | importers
+	// Tags refine the kind for reporting: an identifier query tagged "literal" (a
+	// pasted message, a config key) is also reported in the literal row.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Load reads a JSONL query file; blank lines and lines starting with // are skipped.
@@ -132,10 +136,11 @@ type QueryOutcome struct {
 }
 
 // Configs evaluated, in report order.
-var Configs = []string{"hybrid", "lexical", "dense", "symbol", "graph"}
+var Configs = []string{"hybrid", "lexical", "dense", "literal", "symbol", "graph"}
 
 // Kinds reported, in order.
-var Kinds = []string{"all", "semantic", "identifier", "graph"}
+// "literal" is the identifier queries tagged literal; a row with no query is left out.
+var Kinds = []string{"all", "semantic", "identifier", "literal", "graph"}
 
 // Ranked is one retrieved item, for matching against the expectations.
 type Ranked struct {
@@ -168,6 +173,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 
 	type sample struct {
 		kind string
+		tags []string
 		m    queryMetrics
 		dur  time.Duration
 	}
@@ -186,7 +192,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 				items = nil // a channel that cannot answer scores zero, as a user would see it
 			}
 			m := score(items, q.Expect)
-			samples[cfg] = append(samples[cfg], sample{kind: q.Kind, m: m, dur: dur})
+			samples[cfg] = append(samples[cfg], sample{kind: q.Kind, tags: q.Tags, m: m, dur: dur})
 			out.Ranks[cfg] = m.firstRank
 		}
 		rep.PerQuery = append(rep.PerQuery, out)
@@ -196,7 +202,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 			var ms []queryMetrics
 			var durs []time.Duration
 			for _, s := range samples[cfg] {
-				if kind != "all" && s.kind != kind {
+				if kind != "all" && s.kind != kind && !slices.Contains(s.tags, kind) {
 					continue
 				}
 				durs = append(durs, s.dur)

@@ -6,8 +6,6 @@ import (
 	"math"
 	"sort"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
@@ -51,22 +49,8 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	batch := &pgx.Batch{}
-	for _, t := range terms {
-		batch.Queue(`SELECT count(*) FROM (SELECT 1 FROM postings
-			WHERE repository_id = $1 AND term = $2 LIMIT $3) x`, s.repoID, t, limit)
-	}
-	br := s.db.Pool.SendBatch(ctx, batch)
-	df := map[string]int{}
-	for _, t := range terms {
-		var c int
-		if err := br.QueryRow().Scan(&c); err != nil {
-			br.Close()
-			return nil, fmt.Errorf("lexical channel (bm25): %w", err)
-		}
-		df[t] = c
-	}
-	if err := br.Close(); err != nil {
+	df, err := s.documentFrequencies(ctx, terms, limit)
+	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
 	type termStat struct {
@@ -97,6 +81,11 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	for i, ts := range kept {
 		names[i] = ts.term
 		idfs[i] = math.Log(1 + (float64(n)-float64(ts.df)+0.5)/(float64(ts.df)+0.5))
+		if c := p.weights[ts.term]; c > 1 {
+			// A long input repeats what it is about: a word said five times in
+			// an issue weighs more than one said once (sublinearly).
+			idfs[i] *= 1 + math.Log(float64(c))
+		}
 	}
 	rows, err := s.db.Pool.Query(ctx, `
 		SELECT p.symbol_id, sum(t.idf * p.tf * ($4::float8 + 1) / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.dl / $6::float8))) AS score

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"path"
 	"sort"
+	"strings"
 )
 
 // Granularity is what a search ranks.
@@ -73,4 +75,23 @@ func rankFiles(results []Result, limit int) []FileResult {
 		out[i] = *f
 	}
 	return out
+}
+
+// isProse reports whether path holds prose or configuration rather than code:
+// Markdown, reStructuredText, plain text, changelogs, YAML, JSON, TOML. A
+// changelog paragraph shares more words with a question than the code it
+// describes, so such chunks are ranked down like tests (DESIGN.md §6).
+func isProse(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	switch path.Ext(base) {
+	case ".md", ".markdown", ".mdx", ".rst", ".txt", ".adoc", ".asciidoc", ".textile", ".rdoc",
+		".yml", ".yaml", ".json", ".toml", ".ini", ".cfg", ".conf", ".csv", ".lock", ".xml", ".svg", ".html", ".htm":
+		return true
+	}
+	stem := strings.TrimSuffix(base, path.Ext(base))
+	switch stem {
+	case "changelog", "changes", "history", "news", "license", "licence", "authors", "contributors", "notice", "readme":
+		return true
+	}
+	return false
 }

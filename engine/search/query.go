@@ -1,34 +1,51 @@
 package search
 
 import (
+	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 )
 
-// maxQueryBytes bounds what a query may cost: longer input is cut (at a rune
-// boundary) rather than rejected, since pasted text is a legitimate question.
-const maxQueryBytes = 2048
+// maxQueryBytes bounds what a query may cost: longer input (a whole log pasted)
+// is cut at a rune boundary rather than rejected, and the response says so.
+const maxQueryBytes = 16 << 10
+
+// longQueryBytes: from this length on a query is a document (an issue, a stack
+// trace, a log) rather than a question, and its words are budgeted.
+const longQueryBytes = 400
+
+// Term budgets: how many words go to the lexical channel and how many
+// identifiers to the symbol channel, so a 5 kB issue costs about what a question
+// costs.
+const (
+	maxQueryTerms       = 32
+	maxQueryIdentifiers = 8
+)
 
 // plan is a query after analysis.
 type plan struct {
 	text        string
 	kind        QueryKind
-	identifiers []string // code-like tokens as typed: isEligibleForRefund, res.send, Engine.Run
-	words       []string // lower-case words for the lexical channel, stop words dropped
+	identifiers []string       // code-like tokens as typed: isEligibleForRefund, res.send, Engine.Run
+	words       []string       // lower-case words for the lexical channel, stop words dropped
+	weights     map[string]int // how often each word occurs in a long query (absent = 1)
+	literals    []literal      // phrases to find verbatim
+	mentions    []mention      // frames and path:line mentions
+	long        bool           // an issue, trace or log rather than a question
+	cut         bool           // the input was longer than maxQueryBytes
 }
 
 func analyze(q string, force QueryKind) plan {
 	q = strings.TrimSpace(q)
+	p := plan{}
 	if len(q) > maxQueryBytes {
-		cut := maxQueryBytes
-		for cut > 0 && !isRuneStart(q[cut]) {
-			cut--
-		}
-		q = q[:cut]
+		q, p.cut = cutAtSpace(q, maxQueryBytes), true
 	}
-	p := plan{text: q}
+	p.text = q
+	p.long = len(q) >= longQueryBytes || strings.Count(q, "\n") >= 3
 	fields := strings.FieldsFunc(q, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '.' || r == '$')
 	})
@@ -38,32 +55,10 @@ func analyze(q string, force QueryKind) plan {
 			p.identifiers = append(p.identifiers, f)
 		}
 	}
-	seen := map[string]bool{}
-	for _, w := range embed.Tokenize(q) {
-		if seen[w] || stopWords[w] {
-			continue
-		}
-		seen[w] = true
-		p.words = append(p.words, w)
-	}
-	// Whole identifiers are indexed lower-cased too (index.SearchText): include them
-	// so an exact identifier outranks documents that merely share its words.
-	for _, id := range p.identifiers {
-		for _, part := range strings.Split(id, ".") {
-			w := strings.ToLower(part)
-			if w != "" && !seen[w] && len(embed.Tokenize(part)) > 1 {
-				seen[w] = true
-				p.words = append(p.words, w)
-			}
-		}
-	}
-	if len(p.words) == 0 { // a query made only of stop words still means something
-		for _, w := range embed.Tokenize(q) {
-			if !seen[w] {
-				seen[w] = true
-				p.words = append(p.words, w)
-			}
-		}
+	p.words, p.weights = queryWords(q, p.identifiers, p.long)
+	p.literals = extractLiterals(q)
+	if p.long {
+		p.mentions = extractMentions(q)
 	}
 	p.kind = force
 	if p.kind == "" {
@@ -73,17 +68,87 @@ func analyze(q string, force QueryKind) plan {
 		}
 	}
 	if p.kind == Semantic {
-		// In a question, "customer" is a word, not a name: only tokens that are
-		// unmistakably code (refundPolicy, res.send) go to the symbol channel.
-		var code []string
-		for _, id := range p.identifiers {
-			if anyCodeShaped([]string{id}) {
-				code = append(code, id)
-			}
-		}
-		p.identifiers = code
+		p.identifiers = codeIdentifiers(p.identifiers, goPanicNames(q), p.long)
 	}
 	return p
+}
+
+// codeIdentifiers keeps, for a question, the tokens that are unmistakably code
+// (refundPolicy, res.send): "customer" is a word, not a name. A long input keeps
+// the most frequent ones, up to maxQueryIdentifiers, Go panic frames first.
+func codeIdentifiers(ids, frames []string, long bool) []string {
+	count := map[string]int{}
+	var code []string
+	for _, id := range append(frames, ids...) {
+		if !anyCodeShaped([]string{id}) && !slices.Contains(frames, id) {
+			continue
+		}
+		if count[id] == 0 {
+			code = append(code, id)
+		}
+		count[id]++
+	}
+	if !long || len(code) <= maxQueryIdentifiers {
+		return code
+	}
+	sort.SliceStable(code, func(i, j int) bool {
+		fi, fj := slices.Contains(frames, code[i]), slices.Contains(frames, code[j])
+		if fi != fj {
+			return fi
+		}
+		return count[code[i]] > count[code[j]]
+	})
+	return code[:maxQueryIdentifiers]
+}
+
+// queryWords returns the words of q for the lexical channel, stop words dropped,
+// with whole identifiers lower-cased too (the index keeps them whole, so an exact
+// identifier outranks documents that merely share its words). A long query keeps
+// its maxQueryTerms most frequent words (identifiers' words first) and their
+// counts.
+func queryWords(q string, identifiers []string, long bool) ([]string, map[string]int) {
+	count := map[string]int{}
+	var words []string
+	add := func(w string, n int) {
+		if count[w] == 0 {
+			words = append(words, w)
+		}
+		count[w] += n
+	}
+	for _, w := range embed.Tokenize(q) {
+		if !stopWords[w] {
+			add(w, 1)
+		}
+	}
+	code := map[string]bool{}
+	for _, id := range identifiers {
+		for _, part := range strings.Split(id, ".") {
+			w := strings.ToLower(part)
+			if w != "" && len(embed.Tokenize(part)) > 1 {
+				add(w, 1)
+				code[w] = true
+			}
+		}
+	}
+	if len(words) == 0 { // a query made only of stop words still means something
+		for _, w := range embed.Tokenize(q) {
+			add(w, 1)
+		}
+	}
+	if !long {
+		return words, nil
+	}
+	if len(words) > maxQueryTerms {
+		sort.SliceStable(words, func(i, j int) bool {
+			a, b := words[i], words[j]
+			if code[a] != code[b] {
+				return code[a]
+			}
+			return count[a] > count[b]
+		})
+		words = words[:maxQueryTerms]
+	}
+	return words, count
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }

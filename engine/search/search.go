@@ -49,9 +49,9 @@ func New(db *pg.DB, repoID int64, emb Embedder) *Searcher {
 // weight lowers identifier MRR); a question leans on dense and lexical.
 func DefaultWeights(kind QueryKind) map[Channel]float64 {
 	if kind == Identifier {
-		return map[Channel]float64{Symbol: 1.0, Lexical: 0.8, Dense: 0.3, Graph: 0.2}
+		return map[Channel]float64{Symbol: 1.0, Lexical: 0.8, Literal: 1.0, Dense: 0.3, Graph: 0.2}
 	}
-	return map[Channel]float64{Dense: 1.0, Lexical: 1.0, Symbol: 0.6, Graph: 0.15}
+	return map[Channel]float64{Dense: 1.0, Lexical: 1.0, Literal: 1.0, Symbol: 0.6, Graph: 0.15}
 }
 
 const (
@@ -64,6 +64,20 @@ const (
 	exactBoost = 1.0
 	// exactScore is the symbol channel's lowest score for an exact (case-insensitive) name.
 	exactScore = 0.9
+	// literalBoost lifts the few definitions holding a query's phrase verbatim
+	// above fuzzy matches (but below an exact name, for an identifier query).
+	literalBoost = 0.5
+	// exactCaseScore is the symbol channel's lowest score for a name matching in
+	// case too; case-insensitive name matches lose caseMissPenalty of their boost
+	// and case-insensitive literals literalCasePenalty, so the order of evidence is:
+	// exact name, exact-case phrase, name but for case, phrase but for case.
+	exactCaseScore     = 0.95
+	caseMissPenalty    = 0.5
+	literalCasePenalty = 0.15
+	// mentionScore is the symbol channel's lowest score for a place a traceback
+	// frame or a path:line names (mentionHits); mentionBoost lifts such places.
+	mentionScore = 0.93
+	mentionBoost = 0.6
 	// graphAnchors is how many fused results seed the graph channel.
 	graphAnchors = 3
 	// jaccardDuplicate is the token Jaccard at or above which a result is a near-duplicate.
@@ -76,7 +90,7 @@ const (
 func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Response, error) {
 	start := time.Now()
 	p := analyze(query, opts.Kind)
-	if len(p.words) == 0 && len(p.identifiers) == 0 {
+	if len(p.words) == 0 && len(p.identifiers) == 0 && len(p.literals) == 0 {
 		return nil, ErrEmptyQuery
 	}
 	k := opts.K
@@ -109,9 +123,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	var hardErr error
 	// The graph channel alone still needs anchors: find them with the cheap exact
 	// channels, which then take no part in the fusion.
-	anchorOnly := enabled[Graph] && opts.Anchor == "" && !enabled[Symbol] && !enabled[Lexical] && !enabled[Dense]
+	anchorOnly := enabled[Graph] && opts.Anchor == "" && !enabled[Symbol] && !enabled[Lexical] && !enabled[Dense] && !enabled[Literal]
 	run := func(c Channel, f func() ([]hit, error)) {
-		if !enabled[c] && !(anchorOnly && (c == Symbol || c == Lexical)) {
+		if !enabled[c] && !(anchorOnly && (c == Symbol || c == Lexical || c == Literal)) {
 			return
 		}
 		wg.Add(1)
@@ -132,7 +146,21 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 			lists[c] = hits
 		}()
 	}
-	run(Symbol, func() ([]hit, error) { return s.symbolChannel(ctx, p) })
+	if p.cut {
+		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", maxQueryBytes>>10))
+	}
+	run(Symbol, func() ([]hit, error) {
+		named, err := s.symbolChannel(ctx, p)
+		if err != nil || len(p.mentions) == 0 {
+			return named, err
+		}
+		placed, err := s.mentionHits(ctx, p.mentions)
+		if err != nil {
+			return nil, err
+		}
+		return mergeHits(placed, named), nil
+	})
+	run(Literal, func() ([]hit, error) { return s.literalChannel(ctx, p) })
 	run(Lexical, func() ([]hit, error) {
 		scorer := opts.Lexical
 		if scorer == "" {
@@ -171,6 +199,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 		if anchorOnly {
 			delete(lists, Symbol)
 			delete(lists, Lexical)
+			delete(lists, Literal)
 		}
 		if err == nil {
 			lists[Graph], err = s.graphChannel(ctx, anchors)
@@ -294,6 +323,7 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 		if !ok {
 			continue
 		}
+		atLeast := scoreTiers(lists[c])
 		for i, h := range lists[c] {
 			cand := byID[h.id]
 			if cand == nil {
@@ -305,7 +335,22 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 			cand.channels[c] = ChannelScore{Rank: i + 1, Score: h.score, Contribution: contrib}
 			cand.fused += contrib
 			if c == Symbol && kind == Identifier && h.score >= exactScore {
-				cand.boost = exactBoost * h.score
+				cand.boost = max(cand.boost, exactBoost*h.score)
+				if h.score < exactCaseScore {
+					// A name equal but for case (PAGER, pager) says less than
+					// the exact text found in the code.
+					cand.boost = max(cand.boost-caseMissPenalty, 0)
+				}
+			}
+			if c == Symbol && h.score >= mentionScore {
+				cand.boost = max(cand.boost, mentionBoost*h.score)
+			}
+			if c == Literal && atLeast[i] <= literalSelective && h.score >= 0.7 {
+				b := literalBoost * h.score
+				if h.score < 1 {
+					b -= literalCasePenalty
+				}
+				cand.boost = max(cand.boost, b)
 			}
 		}
 	}
@@ -320,6 +365,20 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 		}
 		return out[i].id < out[j].id
 	})
+	return out
+}
+
+// scoreTiers returns, for each hit of a list sorted by score, how many hits
+// score at least as much: how selective the evidence at its level is.
+func scoreTiers(hits []hit) []int {
+	out := make([]int, len(hits))
+	for i := len(hits) - 1; i >= 0; i-- {
+		if i == len(hits)-1 || hits[i].score != hits[i+1].score {
+			out[i] = i + 1
+		} else {
+			out[i] = out[i+1]
+		}
+	}
 	return out
 }
 
@@ -358,7 +417,7 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 			continue // deleted by a concurrent re-index
 		}
 		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost}
-		if l.sym.IsTest {
+		if l.sym.IsTest || isProse(l.sym.Path) {
 			ex.TestFactor = testFactor
 		}
 		if opts.HalfLife > 0 && !l.updated.IsZero() {

@@ -18,12 +18,15 @@ type Channel string
 const (
 	Dense   Channel = "dense"
 	Lexical Channel = "lexical"
+	// Literal matches exact phrases and substrings of the code: a pasted error
+	// message, a quoted string, a struct tag, an environment variable.
+	Literal Channel = "literal"
 	Symbol  Channel = "symbol"
 	Graph   Channel = "graph"
 )
 
 // AllChannels in display order.
-var AllChannels = []Channel{Dense, Lexical, Symbol, Graph}
+var AllChannels = []Channel{Dense, Lexical, Literal, Symbol, Graph}
 
 // QueryKind is what the query looks like; it picks the default channel weights.
 type QueryKind string
@@ -116,7 +119,9 @@ type Response struct {
 	Pruned []Pruned     `json:"pruned"`
 	// Unavailable lists channels that could not answer (embedder down, say) with
 	// the reason; the other channels still did.
-	Unavailable map[Channel]string        `json:"unavailable,omitempty"`
-	Timings     map[Channel]time.Duration `json:"-"`
-	Took        time.Duration             `json:"-"`
+	Unavailable map[Channel]string `json:"unavailable,omitempty"`
+	// Notes say what was done to the query itself (a long input cut, say).
+	Notes   []string                  `json:"notes,omitempty"`
+	Timings map[Channel]time.Duration `json:"-"`
+	Took    time.Duration             `json:"-"`
 }
