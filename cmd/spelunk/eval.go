@@ -75,5 +75,6 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
 	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd) or bm25 (default "+search.DefaultLexical+")")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
+	cmd.AddCommand(newEvalHistoryCmd(g))
 	return cmd
 }
