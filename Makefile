@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/...
 
-.PHONY: all setup build run test test-go bench lint tui-smoke clean
+.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real
 
 all: build
 
@@ -49,6 +49,13 @@ bench: setup
 		$(GO) test -run "^$$" -bench . -benchtime 500x -timeout 30m ./engine/memory/ && \
 		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/ ./engine/source/ ./engine/index/ && \
 		$(GO) test -run "^$$" -bench . ./tui/ ./engine/mcpserver/ ./cmd/spelunk/'
+
+# The real-code benchmark: hand-written queries and history localisation on the
+# public repositories of testdata/eval/real/manifest.tsv, where they are present
+# (SPELUNK_REAL_REPOS, default /work/repos; SPLIT=tune|heldout|all). Not part of
+# `make test`: CI has no network and none of those repositories.
+eval-real: build
+	@BIN=./$(BIN) bash testdata/eval/real/run.sh
 
 lint:
 	@test -z "$$(gofmt -l cmd engine tui migrations)" || { gofmt -l cmd engine tui migrations; exit 1; }

@@ -16,7 +16,8 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
-	var lexical string
+	var lexical, weights string
+	var k float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
 		Short: "Measure retrieval on a query set: hit@k, recall, MRR, nDCG and latency per channel and query kind",
@@ -41,6 +42,9 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return err
 			}
 			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb), Lexical: lexical}
+			if r.Tune, err = tuneOptions(weights, k); err != nil {
+				return err
+			}
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -74,7 +78,24 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&queries, "queries", "", "query file (JSON lines)")
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
 	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd) or bm25 (default "+search.DefaultLexical+")")
+	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
+	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	cmd.AddCommand(newEvalHistoryCmd(g))
 	return cmd
+}
+
+// tuneOptions parses --weights and --k into the search options an evaluation
+// runs with.
+func tuneOptions(weights string, k float64) (search.Options, error) {
+	opts := search.Options{K: k}
+	if weights == "" {
+		return opts, nil
+	}
+	w, err := parseWeights(weights)
+	if err != nil {
+		return opts, err
+	}
+	opts.Weights = w
+	return opts, nil
 }

@@ -50,15 +50,11 @@ func newSearchCmd(g *globals) *cobra.Command {
 				}
 			}
 			if weights != "" {
-				opts.Weights = map[search.Channel]float64{}
-				for _, kv := range strings.Split(weights, ",") {
-					k, v, ok := strings.Cut(kv, "=")
-					w, err := strconv.ParseFloat(v, 64)
-					if !ok || err != nil || !validChannel(search.Channel(k)) || w < 0 {
-						return usagef("bad --weights %q: want channel=weight,... e.g. dense=1,lexical=0.5", kv)
-					}
-					opts.Weights[search.Channel(k)] = w
+				w, err := parseWeights(weights)
+				if err != nil {
+					return err
 				}
+				opts.Weights = w
 			}
 			switch kind {
 			case "", "identifier", "semantic":
@@ -99,7 +95,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f := cmd.Flags()
 	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: "+channelNames()+")")
 	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
-	f.Float64Var(&opts.K, "k", 60, "RRF constant k")
+	f.Float64Var(&opts.K, "k", 0, "RRF constant k (0 = the default, 20)")
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
 	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
 	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")
@@ -111,6 +107,20 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.BoolVar(&files, "files", false, "rank files by their definitions' evidence, the best definitions listed under each")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	return cmd
+}
+
+// parseWeights reads channel=weight,... (--weights).
+func parseWeights(s string) (map[search.Channel]float64, error) {
+	out := map[search.Channel]float64{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		w, err := strconv.ParseFloat(v, 64)
+		if !ok || err != nil || !validChannel(search.Channel(k)) || w < 0 {
+			return nil, usagef("bad --weights %q: want channel=weight,... e.g. dense=1,lexical=0.5", kv)
+		}
+		out[search.Channel(k)] = w
+	}
+	return out, nil
 }
 
 func channelNames() string {

@@ -157,6 +157,9 @@ type Runner struct {
 	// Lexical picks the lexical scorer for every configuration ("cd", "bm25"; ""
 	// = the default).
 	Lexical string
+	// Tune overrides fusion settings (K, Weights, TestFactor) for every search,
+	// to compare settings on a query set.
+	Tune search.Options
 	// Extra configurations beyond Configs, e.g. the fixed-window baseline.
 	Extra map[string]func(ctx context.Context, q Query) ([]Ranked, error)
 }
@@ -230,7 +233,7 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 	if q.Kind == "graph" && (cfg == "hybrid" || cfg == "graph") {
 		return r.walk(ctx, q)
 	}
-	opts := search.Options{Limit: 10, Lexical: r.Lexical}
+	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}
