@@ -17,7 +17,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
 	var lexical, weights string
-	var k float64
+	var k, testFactor float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
 		Short: "Measure retrieval on a query set: hit@k, recall, MRR, nDCG and latency per channel and query kind",
@@ -45,6 +45,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if r.Tune, err = tuneOptions(weights, k); err != nil {
 				return err
 			}
+			r.Tune.TestFactor = testFactor
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -79,6 +80,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
 	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd) or bm25 (default "+search.DefaultLexical+")")
 	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
+	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	cmd.AddCommand(newEvalHistoryCmd(g))

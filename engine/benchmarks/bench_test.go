@@ -242,6 +242,23 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, q, search.Options{Lexical: "bm25"})
 			return err
 		})
+		issues := issueTexts(b, db, sum.RepositoryID, 20)
+		measure("issue5k", 100, func(i int) error {
+			_, err := s.Search(ctx, issues[i%len(issues)], search.Options{})
+			return err
+		})
+		measure("issue5k_files", 100, func(i int) error {
+			_, err := s.Search(ctx, issues[i%len(issues)], search.Options{Granularity: search.Files, Limit: 10})
+			return err
+		})
+		measure("hybrid_files", 200, func(i int) error {
+			q := questions[i%len(questions)]
+			if i%2 == 1 {
+				q = names[i%len(names)]
+			}
+			_, err := s.Search(ctx, q, search.Options{Granularity: search.Files, Limit: 10})
+			return err
+		})
 		measure("lexical_cd", 200, func(i int) error {
 			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Lexical: "cd", Channels: []search.Channel{search.Lexical}})
 			return err
@@ -261,6 +278,54 @@ func BenchmarkSearch50k(b *testing.B) {
 			return err
 		})
 	}
+}
+
+// issueTexts builds n issue-like texts of about 5 kB from the corpus itself:
+// prose, identifiers in backticks, a pasted error line and a Go panic trace
+// whose frames name real functions and files (with another machine's paths).
+func issueTexts(b *testing.B, db *pg.DB, repoID int64, n int) []string {
+	rows, err := db.Pool.Query(context.Background(), `SELECT name, path, start_line FROM symbols
+		WHERE repository_id = $1 AND kind IN ('function','method') AND NOT is_test
+		ORDER BY md5(path || name) LIMIT $2`, repoID, n*4)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type def struct {
+		name, path string
+		line       int
+	}
+	var defs []def
+	for rows.Next() {
+		var d def
+		_ = rows.Scan(&d.name, &d.path, &d.line)
+		defs = append(defs, d)
+	}
+	rows.Close()
+	if len(defs) < 4 {
+		b.Fatal("no definitions for issue texts")
+	}
+	prose := "After upgrading to the latest release our service started failing under load. " +
+		"The handler that reads the configuration and opens the connection pool returns an error " +
+		"about a closed connection, and sometimes the request hangs until the deadline passes. " +
+		"It happens more often when many clients reconnect at once, after a network partition heals. " +
+		"We tried raising the timeout and disabling the cache, which did not help. "
+	out := make([]string, n)
+	for i := range out {
+		d := defs[(i*4)%len(defs):]
+		var sb strings.Builder
+		fmt.Fprintf(&sb, "%s is slow and sometimes fails\n\n", d[0].name)
+		for sb.Len() < 3500 {
+			sb.WriteString(prose)
+			fmt.Fprintf(&sb, "We call `%s` and then `%s` in a loop. ", d[1%len(d)].name, d[2%len(d)].name)
+		}
+		sb.WriteString("\n\nerror: connection reset by peer while reading response body\n\n")
+		sb.WriteString("goroutine 17 [running]:\n")
+		for _, f := range d[:min(4, len(d))] {
+			fmt.Fprintf(&sb, "main.%s(0xc000123456, 0x1)\n\t/home/ci/go/src/%s:%d +0x1d\n", f.name, f.path, f.line+1)
+		}
+		out[i] = sb.String()
+	}
+	return out
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
