@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
@@ -236,6 +238,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 			return nil, err
 		}
 		resp.Files = rankFiles(resp.Results, fileLimit)
+		if err := s.fillContent(ctx, resp.Files); err != nil {
+			return nil, err
+		}
 		resp.Took = time.Since(start)
 		return resp, nil
 	}
@@ -412,7 +417,10 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 	for i, c := range top {
 		ids[i] = c.id
 	}
-	loaded, err := s.load(ctx, ids)
+	// A file ranking needs no code, and a definition repeated in another file
+	// is another file, not a duplicate: no content, no pruning.
+	files := opts.Granularity == Files
+	loaded, err := s.load(ctx, ids, !files)
 	if err != nil {
 		return err
 	}
@@ -451,6 +459,13 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 	var keptTokens []map[string]struct{}
 	resp.Pruned = []Pruned{}
 	for _, r := range results {
+		if files {
+			kept = append(kept, r)
+			if len(kept) == limit {
+				break
+			}
+			continue
+		}
 		toks := tokenSet(r.Content)
 		dup := -1
 		var sim float64
@@ -508,14 +523,50 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 	return nil
 }
 
+// fillContent loads the code of the definitions listed under each file (the
+// ranking itself ran without it).
+func (s *Searcher) fillContent(ctx context.Context, files []FileResult) error {
+	var ids []int64
+	for _, f := range files {
+		for _, r := range f.Symbols {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT id, content FROM symbols WHERE repository_id = $1 AND id = ANY ($2)`, s.repoID, ids)
+	if err != nil {
+		return fmt.Errorf("load file results: %w", err)
+	}
+	content := make(map[int64]string, len(ids))
+	var id int64
+	var text string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &text}, func() error { content[id] = text; return nil }); err != nil {
+		return fmt.Errorf("load file results: %w", err)
+	}
+	for i := range files {
+		for j := range files[i].Symbols {
+			r := &files[i].Symbols[j]
+			r.Content = content[r.ID]
+			r.Tokens = tokens(r.Content)
+		}
+	}
+	return nil
+}
+
 type loadedSymbol struct {
 	sym     symbols.Symbol
 	content string
 	updated time.Time
 }
 
-func (s *Searcher) load(ctx context.Context, ids []int64) (map[int64]loadedSymbol, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.Columns+`, s.content, f.indexed_at
+func (s *Searcher) load(ctx context.Context, ids []int64, content bool) (map[int64]loadedSymbol, error) {
+	contentCol := "''"
+	if content {
+		contentCol = "s.content"
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.Columns+`, `+contentCol+`, f.indexed_at
 		FROM `+symbols.From+` JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND s.id = ANY ($2)`, s.repoID, ids)
 	if err != nil {
