@@ -1,0 +1,263 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/spelunkhq/spelunk/engine/symbols"
+)
+
+// rerank is the second stage, over the fused top only: load the candidates, demote
+// tests, apply recency decay, prune near-duplicates and pack under the budget.
+func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, resp *Response, now time.Time) error {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = defaultLimit
+	}
+	testFactor := opts.TestFactor
+	if testFactor <= 0 {
+		testFactor = defaultTestFactor
+	}
+	top := cands
+	if m := limit * 3; len(top) > m {
+		top = top[:m]
+	}
+	if len(top) == 0 {
+		resp.Results = []Result{}
+		resp.Pruned = []Pruned{}
+		return nil
+	}
+	ids := make([]int64, len(top))
+	for i, c := range top {
+		ids[i] = c.id
+	}
+	// A file ranking needs no code, and a definition repeated in another file
+	// is another file, not a duplicate: no content, no pruning.
+	files := opts.Granularity == Files
+	loaded, err := s.load(ctx, ids, !files)
+	if err != nil {
+		return err
+	}
+	results := make([]Result, 0, len(top))
+	for _, c := range top {
+		l, ok := loaded[c.id]
+		if !ok {
+			continue // deleted by a concurrent re-index
+		}
+		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost}
+		if l.sym.IsTest || isProse(l.sym.Path) {
+			ex.TestFactor = testFactor
+		}
+		if opts.HalfLife > 0 && !l.updated.IsZero() {
+			age := now.Sub(l.updated)
+			ex.Decay = math.Pow(0.5, float64(age)/float64(opts.HalfLife))
+		}
+		ex.Final = (c.fused + c.boost) * ex.TestFactor * ex.Decay
+		results = append(results, Result{Symbol: l.sym, Score: ex.Final, Explain: ex, Content: l.content})
+	}
+	// Ties break on location, not on ids (which depend on indexing order), so the
+	// same index content always ranks the same way.
+	sort.SliceStable(results, func(i, j int) bool {
+		a, b := results[i], results[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Path != b.Path {
+			return a.Path < b.Path
+		}
+		return a.StartLine < b.StartLine
+	})
+
+	// Near-duplicate pruning against the results already kept.
+	var kept []Result
+	var keptTokens []map[string]struct{}
+	resp.Pruned = []Pruned{}
+	for _, r := range results {
+		if files {
+			kept = append(kept, r)
+			if len(kept) == limit {
+				break
+			}
+			continue
+		}
+		toks := tokenSet(r.Content)
+		dup := -1
+		var sim float64
+		for i, kt := range keptTokens {
+			if j := jaccard(toks, kt); j >= jaccardDuplicate {
+				dup, sim = i, j
+				break
+			}
+		}
+		if dup >= 0 {
+			d := kept[dup]
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				DuplicateOf: d.ID, Reason: fmt.Sprintf("near-duplicate of %s:%s (token Jaccard %.2f)", d.Path, d.QualifiedName, sim)})
+			continue
+		}
+		kept = append(kept, r)
+		keptTokens = append(keptTokens, toks)
+		if len(kept) == limit {
+			break
+		}
+	}
+
+	// Token-budget packing: whole symbols only, in rank order, skipping any that does
+	// not fit; only an oversized first result is cut, and marked.
+	if opts.Budget > 0 {
+		var packed []Result
+		used := 0
+		for i, r := range kept {
+			t := tokens(r.Content)
+			switch {
+			case used+t <= opts.Budget:
+				r.Tokens = t
+				used += t
+				packed = append(packed, r)
+			case i == 0:
+				r.Content = cutToTokens(r.Content, opts.Budget)
+				r.Tokens = tokens(r.Content)
+				r.Truncated = true
+				used += r.Tokens
+				packed = append(packed, r)
+			default:
+				resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+					Reason: fmt.Sprintf("over budget (%d tokens, %d of %d left)", t, opts.Budget-used, opts.Budget)})
+			}
+		}
+		kept = packed
+	}
+	for i := range kept {
+		kept[i].Rank = i + 1
+		if opts.Budget == 0 {
+			kept[i].Tokens = tokens(kept[i].Content)
+		}
+	}
+	resp.Results = kept
+	return nil
+}
+
+// fillContent loads the code of the definitions listed under each file (the
+// ranking itself ran without it).
+func (s *Searcher) fillContent(ctx context.Context, files []FileResult) error {
+	var ids []int64
+	for _, f := range files {
+		for _, r := range f.Symbols {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT id, content FROM symbols WHERE repository_id = $1 AND id = ANY ($2)`, s.repoID, ids)
+	if err != nil {
+		return fmt.Errorf("load file results: %w", err)
+	}
+	content := make(map[int64]string, len(ids))
+	var id int64
+	var text string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &text}, func() error { content[id] = text; return nil }); err != nil {
+		return fmt.Errorf("load file results: %w", err)
+	}
+	for i := range files {
+		for j := range files[i].Symbols {
+			r := &files[i].Symbols[j]
+			r.Content = content[r.ID]
+			r.Tokens = tokens(r.Content)
+		}
+	}
+	return nil
+}
+
+type loadedSymbol struct {
+	sym     symbols.Symbol
+	content string
+	updated time.Time
+}
+
+func (s *Searcher) load(ctx context.Context, ids []int64, content bool) (map[int64]loadedSymbol, error) {
+	contentCol := "''"
+	if content {
+		contentCol = "s.content"
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.Columns+`, `+contentCol+`, f.indexed_at
+		FROM `+symbols.From+` JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		WHERE s.repository_id = $1 AND s.id = ANY ($2)`, s.repoID, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load results: %w", err)
+	}
+	out := make(map[int64]loadedSymbol, len(ids))
+	for rows.Next() {
+		var l loadedSymbol
+		sy := &l.sym
+		if err := rows.Scan(&sy.ID, &sy.Path, &sy.Name, &sy.QualifiedName, &sy.Aliases, &sy.Kind, &sy.StartLine, &sy.EndLine,
+			&sy.Parent, &sy.ParentID, &sy.Receiver, &sy.Signature, &sy.Doc, &sy.Language, &sy.Revision, &sy.IsTest,
+			&l.content, &l.updated); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("load results: %w", err)
+		}
+		out[sy.ID] = l
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load results: %w", err)
+	}
+	return out, nil
+}
+
+func tokens(s string) int { return int(math.Ceil(float64(len(s)) / charsPerToken)) }
+
+// cutToTokens cuts s at a line boundary to fit the budget.
+func cutToTokens(s string, budget int) string {
+	max := int(float64(budget) * charsPerToken)
+	if len(s) <= max {
+		return s
+	}
+	cut := strings.LastIndexByte(s[:max], '\n')
+	if cut <= 0 {
+		cut = max
+	}
+	return s[:cut+1]
+}
+
+// tokenSet is the set of words of s, for near-duplicate detection; the first
+// 8 KiB are enough to tell copies apart and keep the cost bounded.
+func tokenSet(s string) map[string]struct{} {
+	if len(s) > 8<<10 {
+		s = s[:8<<10]
+	}
+	set := map[string]struct{}{}
+	start := -1
+	for i := 0; i <= len(s); i++ {
+		word := i < len(s) && (s[i] == '_' || s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'z' || s[i] >= 'A' && s[i] <= 'Z' || s[i] >= 0x80)
+		if word && start < 0 {
+			start = i
+		} else if !word && start >= 0 {
+			set[s[start:i]] = struct{}{}
+			start = -1
+		}
+	}
+	return set
+}
+
+func jaccard(a, b map[string]struct{}) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 1
+	}
+	small, large := a, b
+	if len(small) > len(large) {
+		small, large = large, small
+	}
+	inter := 0
+	for t := range small {
+		if _, ok := large[t]; ok {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
