@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
