@@ -118,25 +118,28 @@ func TestSearchTuningChangesTheRequest(t *testing.T) {
 	if r, _ := m.Search().Selected(); r.Name != "is_eligible_for_refund" {
 		t.Fatalf("top result %s, want is_eligible_for_refund", r.Name)
 	}
+	// The engine's defaults for an identifier query; the keys adjust from them.
+	base := m.Search().Response()
+	wantLex, wantK := base.Weights[search.Lexical]+0.25+0.25, base.K+10
 	tests := []struct {
 		keys  []string
 		check func(o search.Options) string
 	}{
 		{[]string{"space"}, func(o search.Options) string { // dense off
-			if len(o.Channels) != 3 || contains(o.Channels, search.Dense) {
+			if len(o.Channels) != len(search.AllChannels)-1 || contains(o.Channels, search.Dense) {
 				return "channels " + join(o.Channels) + ", want all but dense"
 			}
 			return ""
 		}},
 		{[]string{"right", "+", "+"}, func(o search.Options) string { // lexical weight
-			if o.Weights[search.Lexical] != 0.8+0.5 {
-				return "lexical weight " + ftoa(o.Weights[search.Lexical]) + ", want 1.3 (identifier default 0.8 + 2 × 0.25)"
+			if o.Weights[search.Lexical] != wantLex {
+				return "lexical weight " + ftoa(o.Weights[search.Lexical]) + ", want " + ftoa(wantLex) + " (the identifier default + 2 × 0.25)"
 			}
 			return ""
 		}},
 		{[]string{"]", "]", "["}, func(o search.Options) string {
-			if o.K != 70 {
-				return "k " + ftoa(o.K) + ", want 70"
+			if o.K != wantK {
+				return "k " + ftoa(o.K) + ", want " + ftoa(wantK) + " (the default + 10 + 10 - 10)"
 			}
 			return ""
 		}},
@@ -147,7 +150,7 @@ func TestSearchTuningChangesTheRequest(t *testing.T) {
 			return ""
 		}},
 		{[]string{"alt+g"}, func(o search.Options) string { // graph off directly
-			if len(o.Channels) != 3 || contains(o.Channels, search.Graph) {
+			if len(o.Channels) != len(search.AllChannels)-1 || contains(o.Channels, search.Graph) {
 				return "channels " + join(o.Channels) + ", want all but graph"
 			}
 			return ""
@@ -167,7 +170,7 @@ func TestSearchTuningChangesTheRequest(t *testing.T) {
 	}
 	d.WaitFor("re-run with the final settings", func() bool {
 		r := m.Search().Response()
-		return r != nil && r.K == 70 && r.Weights[search.Lexical] == 1.3 && !m.Search().Loading()
+		return r != nil && r.K == wantK && r.Weights[search.Lexical] == wantLex && !m.Search().Loading()
 	})
 	// Dense off: no result carries a dense score.
 	d.Keys("alt+d")
@@ -601,7 +604,8 @@ func TestEmbedderDownKeepsSearching(t *testing.T) {
 	if len(r.Results) == 0 {
 		t.Fatal("no results with the embedder down")
 	}
-	if r.Unavailable[search.Dense] == "" || !strings.Contains(m.View(), "dense 1.00 !") || !strings.Contains(m.View(), "dense unavailable") {
+	mark := fmt.Sprintf("dense %.2f !", r.Weights[search.Dense])
+	if r.Unavailable[search.Dense] == "" || !strings.Contains(m.View(), mark) || !strings.Contains(m.View(), "dense unavailable") {
 		t.Errorf("the dense channel's outage is not shown:\n%s", m.View())
 	}
 	d.WaitFor("a note about it", func() bool { return strings.Contains(m.Note(), "dense unavailable") })

@@ -44,7 +44,7 @@ func ref(s symbols.Symbol) SymbolRef {
 }
 
 func (s *Server) registerCode() {
-	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies.", s.searchCode)
+	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies; granularity files ranks files instead, each with its best definitions.", s.searchCode)
 	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", s.searchSymbols)
 	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", s.readSymbol)
 	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops.", s.walker(graph.Callers))
@@ -52,119 +52,6 @@ func (s *Server) registerCode() {
 	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", s.findImports)
 	addTool(s, "index_file", "Index a working-tree file of the repository now (revision working-tree) and list its symbols.", s.indexFile)
 	addTool(s, "retrieve_context", "Hybrid search packed into whole symbols under a token budget: prompt-ready source with its sources listed.", s.retrieveContext)
-}
-
-// search_code
-
-// SearchCodeIn is the input of search_code.
-type SearchCodeIn struct {
-	Query    string   `json:"query" jsonschema:"an identifier (Cart.add, isEligibleForRefund) or a question in words"`
-	Limit    int      `json:"limit,omitempty" jsonschema:"number of results, 1-100 (default 10)"`
-	Channels []string `json:"channels,omitempty" jsonschema:"restrict to these channels: symbol, lexical, dense, graph (default all)"`
-}
-
-// ChannelScore is one channel's view of a result.
-type ChannelScore struct {
-	Rank         int     `json:"rank"`
-	Score        float64 `json:"score" jsonschema:"the channel's raw score"`
-	Contribution float64 `json:"contribution" jsonschema:"weight / (k + rank), the channel's share of the fused score"`
-}
-
-// Explain says where a result's score came from.
-type Explain struct {
-	Channels   map[string]ChannelScore `json:"channels"`
-	Fused      float64                 `json:"fused"`
-	Boost      float64                 `json:"boost,omitempty" jsonschema:"lift of an exact name match"`
-	TestFactor float64                 `json:"test_factor" jsonschema:"below 1 for test and example files"`
-	Decay      float64                 `json:"decay"`
-	Final      float64                 `json:"final"`
-}
-
-// CodeHit is one search result.
-type CodeHit struct {
-	Rank int `json:"rank"`
-	SymbolRef
-	Score   float64 `json:"score"`
-	Explain Explain `json:"explain"`
-}
-
-// PrunedHit is a candidate left out of the results, with the reason.
-type PrunedHit struct {
-	Path      string `json:"path"`
-	Name      string `json:"name"`
-	StartLine int    `json:"start_line"`
-	Reason    string `json:"reason"`
-}
-
-// SearchCodeOut is the output of search_code.
-type SearchCodeOut struct {
-	Query       string            `json:"query"`
-	Kind        string            `json:"kind" jsonschema:"identifier or semantic: how the query was read"`
-	Results     []CodeHit         `json:"results"`
-	Pruned      []PrunedHit       `json:"pruned,omitempty"`
-	Unavailable map[string]string `json:"unavailable,omitempty" jsonschema:"channels that could not answer, with the reason"`
-}
-
-func (s *Server) runSearch(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
-	q, err := text("query", query, maxQueryBytes, true)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := s.search.Search(ctx, q, opts)
-	if errors.Is(err, search.ErrEmptyQuery) {
-		return nil, argError("query %q has nothing searchable in it: give a name or a question", query)
-	}
-	return resp, err
-}
-
-func (s *Server) searchCode(ctx context.Context, _ *mcp.CallToolRequest, in SearchCodeIn) (SearchCodeOut, error) {
-	limit, err := limitArg("limit", in.Limit, 10, maxLimit)
-	if err != nil {
-		return SearchCodeOut{}, err
-	}
-	opts := search.Options{Limit: limit}
-	for _, c := range in.Channels {
-		ch := search.Channel(strings.ToLower(c))
-		if !containsChannel(ch) {
-			return SearchCodeOut{}, argError("unknown channel %q: use symbol, lexical, dense or graph", c)
-		}
-		opts.Channels = append(opts.Channels, ch)
-	}
-	resp, err := s.runSearch(ctx, in.Query, opts)
-	if err != nil {
-		return SearchCodeOut{}, err
-	}
-	out := SearchCodeOut{Query: resp.Query, Kind: string(resp.Kind), Results: make([]CodeHit, 0, len(resp.Results))}
-	for _, r := range resp.Results {
-		ex := Explain{Channels: map[string]ChannelScore{}, Fused: r.Explain.Fused, Boost: r.Explain.Boost,
-			TestFactor: r.Explain.TestFactor, Decay: r.Explain.Decay, Final: r.Explain.Final}
-		for c, cs := range r.Explain.Channels {
-			ex.Channels[string(c)] = ChannelScore(cs)
-		}
-		out.Results = append(out.Results, CodeHit{Rank: r.Rank, SymbolRef: ref(r.Symbol), Score: r.Score, Explain: ex})
-	}
-	for i, p := range resp.Pruned {
-		if i == maxOmitted {
-			break
-		}
-		out.Pruned = append(out.Pruned, PrunedHit{Path: p.Path, Name: p.Name, StartLine: p.StartLine, Reason: p.Reason})
-	}
-	if len(resp.Unavailable) > 0 {
-		out.Unavailable = map[string]string{}
-		for c, why := range resp.Unavailable {
-			out.Unavailable[string(c)] = why
-		}
-	}
-	return out, nil
-}
-
-func containsChannel(c search.Channel) bool {
-	for _, a := range search.AllChannels {
-		if a == c {
-			return true
-		}
-	}
-	return false
 }
 
 // search_symbols

@@ -100,6 +100,19 @@ func (m *Model) evalEntry() evalQuery {
 	return q
 }
 
+func (m *Model) judge(j Judgment) {
+	r, ok := m.Selected()
+	if !ok {
+		return
+	}
+	if m.marks[r.ID] == j {
+		delete(m.marks, r.ID)
+		return
+	}
+	m.marks[r.ID] = j
+	m.markQuery = m.query()
+}
+
 // save writes the judged query to the eval file in a command.
 func (m *Model) save() tea.Cmd {
 	if m.resp == nil || len(m.marks) == 0 {

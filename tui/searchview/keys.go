@@ -19,6 +19,7 @@ type KeyMap struct {
 	Relevant, NotRelevant                   key.Binding
 	Save                                    key.Binding
 	Explain                                 key.Binding
+	Files                                   key.Binding // rank files / definitions
 	// In the query box.
 	Submit, Leave key.Binding
 }
@@ -52,6 +53,7 @@ func DefaultKeyMap() KeyMap {
 		NotRelevant:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mark not relevant")),
 		Save:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save to eval file")),
 		Explain:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "preview/explain")),
+		Files:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "rank files")),
 		Submit:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search now")),
 		Leave:         key.NewBinding(key.WithKeys("esc", "down", "tab"), key.WithHelp("esc/↓", "to results")),
 	}
@@ -63,7 +65,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	if m.inputFocused {
 		return []key.Binding{k.Submit, k.Leave}
 	}
-	return []key.Binding{k.Open, k.Edit, k.ToggleChannel, k.WeightUp, k.Relevant, k.NotRelevant, k.Save}
+	return []key.Binding{k.Open, k.Files, k.Edit, k.ToggleChannel, k.WeightUp, k.Relevant, k.NotRelevant, k.Save}
 }
 
 // FullHelp is the pane's full help, by column.
@@ -71,7 +73,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	k := m.km
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Callers, k.Callees, k.Edit, k.Submit, k.Leave, k.Explain},
+		{k.Open, k.Callers, k.Callees, k.Edit, k.Submit, k.Leave, k.Explain, k.Files},
 		{k.Run, k.PrevChannel, k.NextChannel, k.ToggleChannel, k.WeightUp, k.WeightDown, k.KUp, k.KDown},
 		{k.ToggleDense, k.ToggleLexical, k.ToggleSymbol, k.ToggleGraph},
 		{k.Relevant, k.NotRelevant, k.Save},
@@ -80,12 +82,26 @@ func (m *Model) FullHelp() [][]key.Binding {
 
 // syncKeys enables exactly the bindings that can act in the current state.
 func (m *Model) syncKeys() {
-	has := m.resp != nil && len(m.resp.Results) > 0
+	has := m.itemCount() > 0
 	for _, b := range []*key.Binding{&m.km.Up, &m.km.Down, &m.km.PageUp, &m.km.PageDown, &m.km.Top, &m.km.Bottom,
-		&m.km.Open, &m.km.Callers, &m.km.Callees, &m.km.Relevant, &m.km.NotRelevant} {
+		&m.km.Open, &m.km.Callers, &m.km.Callees} {
 		b.SetEnabled(has)
 	}
+	// Judgments are about definitions: a file row has none to mark.
+	m.km.Relevant.SetEnabled(has && !m.shownFiles)
+	m.km.NotRelevant.SetEnabled(has && !m.shownFiles)
 	m.km.Save.SetEnabled(has && len(m.marks) > 0)
+	if m.files {
+		m.km.Files.SetHelp("f", "rank definitions")
+	} else {
+		m.km.Files.SetHelp("f", "rank files")
+	}
+	if m.shownFiles {
+		m.km.Open.SetHelp("enter", "open best definition")
+	} else {
+		m.km.Open.SetHelp("enter", "open symbol")
+	}
+	m.km.Files.SetEnabled(!m.inputFocused)
 	m.km.Explain.SetEnabled(m.w < splitWidth)
 	m.km.Run.SetEnabled(m.query() != "")
 	m.km.Submit.SetEnabled(m.inputFocused)

@@ -9,7 +9,6 @@ package searchview
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -65,17 +64,21 @@ type Model struct {
 	input        textinput.Model
 	inputFocused bool
 
-	enabled [4]bool // by search.AllChannels index
+	enabled []bool // by search.AllChannels index, however many channels the engine has
 	chanCur int
 	k       float64                    // 0 = engine default
 	weights map[search.Channel]float64 // user overrides
+
+	// files ranks files instead of definitions (the next search asks for it);
+	// shownFiles is the granularity of resp, which the table and keys follow.
+	files, shownFiles bool
 
 	seq      uint64 // tag of the latest request; results with another tag are stale
 	cancel   context.CancelFunc
 	loading  bool
 	resp     *search.Response
 	err      error
-	sel, top int
+	sel, top int // index into resp.Results, or resp.Files when shownFiles
 
 	marks     map[int64]Judgment
 	markQuery string
@@ -103,7 +106,7 @@ func New(b Backend, th *theme.Theme, hl *render.Highlighter, cfg Config) *Model 
 	in.CharLimit = 500
 	m := &Model{
 		b: b, th: th, hl: hl, km: DefaultKeyMap(), cfg: cfg, input: in,
-		enabled:        [4]bool{true, true, true, true},
+		enabled:        allOn(len(search.AllChannels)),
 		weights:        map[search.Channel]float64{},
 		marks:          map[int64]Judgment{},
 		preview:        map[int64][]string{},
@@ -119,6 +122,7 @@ type (
 	resultsMsg  struct {
 		seq   uint64
 		query string
+		files bool // the granularity asked for
 		resp  *search.Response
 		err   error
 	}
@@ -188,8 +192,15 @@ func (m *Model) Response() *search.Response { return m.resp }
 // Loading reports whether a search is in flight.
 func (m *Model) Loading() bool { return m.loading }
 
-// Selected returns the selected result.
+// Selected returns the selected result: in files mode, the selected file's
+// best definition (what enter opens).
 func (m *Model) Selected() (search.Result, bool) {
+	if m.shownFiles {
+		if f, ok := m.SelectedFile(); ok && len(f.Symbols) > 0 {
+			return f.Symbols[0], true
+		}
+		return search.Result{}, false
+	}
 	if m.resp == nil || m.sel < 0 || m.sel >= len(m.resp.Results) {
 		return search.Result{}, false
 	}
@@ -201,29 +212,6 @@ func (m *Model) SelectedIndex() int { return m.sel }
 
 // Judgment returns the mark on a result.
 func (m *Model) Judgment(id int64) Judgment { return m.marks[id] }
-
-// Options returns the search options the pane's controls currently describe.
-func (m *Model) Options() search.Options {
-	opts := search.Options{K: m.k, Limit: m.cfg.Limit}
-	if len(m.weights) > 0 {
-		opts.Weights = make(map[search.Channel]float64, len(m.weights))
-		for c, w := range m.weights {
-			opts.Weights[c] = w
-		}
-	}
-	all := true
-	for i, c := range search.AllChannels {
-		if m.enabled[i] {
-			opts.Channels = append(opts.Channels, c)
-		} else {
-			all = false
-		}
-	}
-	if all {
-		opts.Channels = nil
-	}
-	return opts
-}
 
 // Snapshot captures what the back stack restores: the selection.
 func (m *Model) Snapshot() any { return [2]int{m.sel, m.top} }
@@ -247,7 +235,8 @@ func (m *Model) ShowResponse(resp *search.Response) tea.Cmd {
 		m.cancel = nil
 	}
 	m.input.SetValue(resp.Query)
-	return m.onResults(resultsMsg{seq: m.seq, query: resp.Query, resp: resp})
+	m.files = resp.Files != nil
+	return m.onResults(resultsMsg{seq: m.seq, query: resp.Query, files: m.files, resp: resp})
 }
 
 // Rerun searches again with the same query and settings (after a re-index).
@@ -339,9 +328,9 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.PageDown):
 		m.move(max(1, m.tableRows()-1))
 	case key.Matches(msg, k.Top):
-		m.move(-len(m.resp.Results))
+		m.move(-m.itemCount())
 	case key.Matches(msg, k.Bottom):
-		m.move(len(m.resp.Results))
+		m.move(m.itemCount())
 	case key.Matches(msg, k.Open):
 		if r, ok := m.Selected(); ok {
 			return func() tea.Msg {
@@ -360,33 +349,8 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		}
 	case key.Matches(msg, k.Run):
 		return m.run()
-	case key.Matches(msg, k.PrevChannel):
-		m.chanCur = (m.chanCur + len(search.AllChannels) - 1) % len(search.AllChannels)
-	case key.Matches(msg, k.NextChannel):
-		m.chanCur = (m.chanCur + 1) % len(search.AllChannels)
-	case key.Matches(msg, k.ToggleChannel):
-		m.enabled[m.chanCur] = !m.enabled[m.chanCur]
-		return m.debounce()
-	case key.Matches(msg, k.ToggleDense, k.ToggleLexical, k.ToggleSymbol, k.ToggleGraph):
-		for i, b := range []key.Binding{k.ToggleDense, k.ToggleLexical, k.ToggleSymbol, k.ToggleGraph} {
-			if key.Matches(msg, b) {
-				m.chanCur = i
-				m.enabled[i] = !m.enabled[i]
-			}
-		}
-		return m.debounce()
-	case key.Matches(msg, k.WeightUp):
-		m.adjustWeight(0.25)
-		return m.debounce()
-	case key.Matches(msg, k.WeightDown):
-		m.adjustWeight(-0.25)
-		return m.debounce()
-	case key.Matches(msg, k.KUp):
-		m.k = m.effectiveK() + 10
-		return m.debounce()
-	case key.Matches(msg, k.KDown):
-		m.k = max(1, m.effectiveK()-10)
-		return m.debounce()
+	case key.Matches(msg, k.Files):
+		return m.toggleFiles()
 	case key.Matches(msg, k.Relevant):
 		m.judge(Relevant)
 	case key.Matches(msg, k.NotRelevant):
@@ -395,6 +359,10 @@ func (m *Model) resultsKey(msg tea.KeyMsg) tea.Cmd {
 		return m.save()
 	case key.Matches(msg, k.Explain):
 		m.showExplain = !m.showExplain
+	default:
+		if cmd, ok := m.tuneKey(msg); ok {
+			return cmd
+		}
 	}
 	return m.ensurePreview()
 }
@@ -411,7 +379,7 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 	case tea.MouseButtonLeft:
 		// Rows start below the query, options and header lines.
 		if row := msg.Y - 3; row >= 0 && row < m.tableRows() {
-			if i := m.top + row; i < len(m.resp.Results) {
+			if i := m.top + row; i < m.itemCount() {
 				m.sel = i
 				m.Blur()
 			}
@@ -461,20 +429,8 @@ func (m *Model) run() tea.Cmd {
 	return func() tea.Msg {
 		defer cancel()
 		resp, err := b.Search(ctx, q, opts)
-		return resultsMsg{seq: seq, query: q, resp: resp, err: err}
+		return resultsMsg{seq: seq, query: q, files: opts.Granularity == search.Files, resp: resp, err: err}
 	}
-}
-
-// errAllOff is shown instead of searching with no channel.
-var errAllOff = errors.New("every channel is off: turn one on (←/→ pick then space, or alt+d/l/s/g)")
-
-func (m *Model) anyEnabled() bool {
-	for _, on := range m.enabled {
-		if on {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Model) onResults(msg resultsMsg) tea.Cmd {
@@ -493,21 +449,24 @@ func (m *Model) onResults(msg resultsMsg) tea.Cmd {
 		m.marks = map[int64]Judgment{}
 		m.markQuery = msg.query
 	}
-	// A re-run of the same query (tuning, re-index) keeps the selection on the
-	// same symbol; a new query starts at the top.
-	prevID := int64(0)
+	// A re-run of the same query (tuning, re-index, a change of granularity)
+	// keeps the selection on the same symbol, or on its file; a new query starts
+	// at the top.
+	var prev search.Result
 	if r, ok := m.Selected(); ok && m.resp.Query == msg.resp.Query {
-		prevID = r.ID
+		prev = r
 	}
-	m.resp = msg.resp
-	// Keep the selection on the same symbol across a re-run when it is still there.
+	m.resp, m.shownFiles = msg.resp, msg.files
 	m.sel, m.top = 0, 0
 	keep := map[int64]bool{}
 	for i, r := range m.resp.Results {
 		keep[r.ID] = true
-		if r.ID == prevID {
+		if !m.shownFiles && prev.ID != 0 && r.ID == prev.ID {
 			m.sel = i
 		}
+	}
+	if m.shownFiles && prev.ID != 0 {
+		m.sel = max(0, m.fileIndex(prev.Path))
 	}
 	for id := range m.preview {
 		if !keep[id] {
@@ -544,7 +503,7 @@ func (m *Model) move(d int) {
 	if m.resp == nil {
 		return
 	}
-	n := len(m.resp.Results)
+	n := m.itemCount()
 	if d > 0 && m.sel == n-1 {
 		// At the last result, scroll so the pruned items come into view.
 		m.top = max(m.top, m.rowCount()-m.tableRows())
@@ -560,7 +519,7 @@ func (m *Model) clampScroll() {
 		m.top = 0
 		return
 	}
-	m.sel = min(max(m.sel, 0), max(len(m.resp.Results)-1, 0))
+	m.sel = min(max(m.sel, 0), max(m.itemCount()-1, 0))
 	if m.sel < m.top {
 		m.top = m.sel
 	}
@@ -568,46 +527,6 @@ func (m *Model) clampScroll() {
 		m.top = m.sel - rows + 1
 	}
 	m.top = max(0, min(m.top, m.rowCount()-rows))
-}
-
-func (m *Model) effectiveK() float64 {
-	if m.k > 0 {
-		return m.k
-	}
-	if m.resp != nil && m.resp.K > 0 {
-		return m.resp.K
-	}
-	return 60
-}
-
-func (m *Model) effectiveWeight(c search.Channel) float64 {
-	if w, ok := m.weights[c]; ok {
-		return w
-	}
-	if m.resp != nil {
-		if w, ok := m.resp.Weights[c]; ok {
-			return w
-		}
-	}
-	return 1
-}
-
-func (m *Model) adjustWeight(d float64) {
-	c := search.AllChannels[m.chanCur]
-	m.weights[c] = max(0, m.effectiveWeight(c)+d)
-}
-
-func (m *Model) judge(j Judgment) {
-	r, ok := m.Selected()
-	if !ok {
-		return
-	}
-	if m.marks[r.ID] == j {
-		delete(m.marks, r.ID)
-		return
-	}
-	m.marks[r.ID] = j
-	m.markQuery = m.query()
 }
 
 // ensurePreview starts highlighting the selected result when it is not cached.

@@ -25,10 +25,14 @@ func (m *Model) tableRows() int {
 	return max(3, rest*2/5)
 }
 
-// rowCount is the table's scrollable length: results, then the pruned items.
+// rowCount is the table's scrollable length: results, then the pruned items;
+// or the files.
 func (m *Model) rowCount() int {
 	if m.resp == nil {
 		return 0
+	}
+	if m.shownFiles {
+		return len(m.resp.Files) // a file list has nothing pruned to show
 	}
 	n := len(m.resp.Results)
 	if len(m.resp.Pruned) > 0 {
@@ -53,11 +57,13 @@ func (m *Model) View() string {
 func (m *Model) queryLine() string {
 	right := ""
 	switch {
+	case m.loading && m.files:
+		right = m.th.Muted.Render("ranking files…")
 	case m.loading:
 		right = m.th.Muted.Render("searching…")
 	case m.resp != nil:
 		// Fixed width, so the line does not jitter as timings change.
-		right = m.th.Muted.Render(fmt.Sprintf("%d results · %s · %4dms", len(m.resp.Results), m.resp.Kind, m.resp.Took.Milliseconds()))
+		right = m.th.Muted.Render(fmt.Sprintf("%d %s · %s · %4dms", m.itemCount(), m.itemNoun(), m.resp.Kind, m.resp.Took.Milliseconds()))
 	}
 	left := render.InputView(m.input, m.th.Plain())
 	gap := m.w - render.Width(left) - render.Width(right)
@@ -96,7 +102,7 @@ func (m *Model) optionsLine() string {
 		parts = append(parts, st.Render(label))
 	}
 	line := strings.Join(parts, m.th.Faint.Render("│")) + m.th.Muted.Render(fmt.Sprintf("  k %g", m.effectiveK()))
-	if m.resp != nil && len(m.resp.Pruned) > 0 {
+	if m.resp != nil && len(m.resp.Pruned) > 0 && !m.shownFiles {
 		line += m.th.Faint.Render(fmt.Sprintf("  · %d pruned", len(m.resp.Pruned)))
 	}
 	if n := len(m.marks); n > 0 {
@@ -119,7 +125,7 @@ func (m *Model) columns() columns {
 	}
 	// marker, rank and space 5; mark 2; kind 7; the spaces after symbol and
 	// path 2; score 8; each channel a space and its cell.
-	fixed := 5 + 2 + 7 + 2 + 8 + 4*(c.chanW+1)
+	fixed := 5 + 2 + 7 + 2 + 8 + len(search.AllChannels)*(c.chanW+1)
 	flex := max(m.w-fixed, 20)
 	c.sym = flex / 2
 	c.path = flex - c.sym
@@ -130,7 +136,11 @@ func (m *Model) table() []string {
 	rows := m.tableRows()
 	c := m.columns()
 	out := make([]string, 0, rows+1)
-	out = append(out, m.th.Header.Render(m.header(c)))
+	if m.shownFiles {
+		out = append(out, m.th.Header.Render(m.filesHeader()))
+	} else {
+		out = append(out, m.th.Header.Render(m.header(c)))
+	}
 	switch {
 	case m.err != nil:
 		out = append(out, m.th.Bad.Render(render.Truncate("  "+m.err.Error(), m.w)))
@@ -139,8 +149,13 @@ func (m *Model) table() []string {
 			m.th.Faint.Render("  Results update as you type; enter or ↓ moves to them, / comes back."))
 	case m.resp == nil:
 		out = append(out, m.th.Muted.Render("  searching…"))
-	case len(m.resp.Results) == 0:
-		out = append(out, m.th.Muted.Render(fmt.Sprintf("  no results for %q", m.resp.Query)))
+	case m.itemCount() == 0:
+		out = append(out, m.th.Muted.Render(fmt.Sprintf("  no %s for %q", m.itemNoun(), m.resp.Query)))
+	case m.shownFiles:
+		fc := m.fileColumns()
+		for i := m.top; i < m.top+rows && i < m.rowCount(); i++ {
+			out = append(out, m.fileRow(i, fc))
+		}
 	default:
 		for i := m.top; i < m.top+rows && i < m.rowCount(); i++ {
 			out = append(out, m.row(i, c))
@@ -162,7 +177,7 @@ func (m *Model) header(c columns) string {
 	for _, ch := range search.AllChannels {
 		name := string(ch)
 		if !c.wide {
-			name = strings.ToUpper(name[:1])
+			name = shortChannel(ch)
 		}
 		b.WriteString(" " + render.PadLeft(name, c.chanW))
 	}
@@ -247,6 +262,18 @@ func markStyle(m *Model, j Judgment) lipgloss.Style {
 	return m.th.Text
 }
 
+// shortChannel is a channel's narrow column label: its initial, or its first
+// three letters when another channel shares the initial (lexical, literal).
+func shortChannel(ch search.Channel) string {
+	name := string(ch)
+	for _, o := range search.AllChannels {
+		if o != ch && o != "" && name != "" && o[0] == name[0] {
+			return strings.ToUpper(name[:1]) + name[1:min(3, len(name))]
+		}
+	}
+	return strings.ToUpper(name[:min(1, len(name))])
+}
+
 // channelCell is "rank score" (or the rank alone when narrow); blank when the
 // channel did not return the result.
 func channelCell(e search.Explain, ch search.Channel, wide bool) string {
@@ -304,6 +331,9 @@ func kindTag(kind string) string {
 func (m *Model) bottom(h int) []string {
 	if h <= 0 {
 		return nil
+	}
+	if m.shownFiles {
+		return m.fileBottom(h)
 	}
 	r, ok := m.Selected()
 	if !ok {
@@ -371,8 +401,11 @@ func (m *Model) explainLines(r search.Result, w, h int) []string {
 	if h >= 12 {
 		out = append(out, m.th.Rule.Render(strings.Repeat("─", min(w, 38))))
 	}
+	out = append(out, render.Truncate(fmt.Sprintf("%-28s %9.5f", "fused (Σ contrib)", e.Fused), w))
+	if e.Boost != 0 {
+		out = append(out, render.Truncate(fmt.Sprintf("%-28s %9.5f", "+ match boost", e.Boost), w))
+	}
 	out = append(out,
-		render.Truncate(fmt.Sprintf("%-28s %9.5f", "fused (Σ contrib)", e.Fused), w),
 		render.Truncate(fmt.Sprintf("%-28s %9.2f", "× test factor", e.TestFactor), w),
 		render.Truncate(fmt.Sprintf("%-28s %9.2f", "× decay", e.Decay), w),
 		m.th.Bold.Render(render.Truncate(fmt.Sprintf("%-28s %9.5f", "= final", e.Final), w)),
