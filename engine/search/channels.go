@@ -290,7 +290,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	}
 	wv, soft := s.emb.(wordVectors)
 	depth := channelDepth
-	if soft {
+	if soft && !p.long {
 		depth = 2 * channelDepth // a wider pool for the soft term rescoring
 	}
 	var hits []hit

@@ -30,8 +30,10 @@ const (
 	// literalMaxLen: longer phrases are cut to their first words; a pasted line
 	// rarely survives verbatim beyond that anyway.
 	literalMaxLen = 160
-	// literalCandidates caps the rows whose content is checked for one phrase.
-	literalCandidates = 4000
+	// literalCandidates caps the rows whose content is checked for one phrase:
+	// checking costs ~0.1 ms a row (the content is read and compared), so a
+	// phrase whose rarest words are all common is not worth checking.
+	literalCandidates = 150
 	// literalSelective is the number of hits at or under which a phrase is
 	// specific enough to lift its hits above fuzzy matches (see fuse).
 	literalSelective = 12
@@ -167,8 +169,8 @@ func allDigits(s string) bool {
 
 // literalSQL checks one phrase: candidates are the chunks holding all of the
 // given rare terms ($2, $3 = how many); a chunk is a hit when its content holds
-// the phrase ($4 lower-cased), scored 1 when the case matches too ($5 as typed)
-// and 0.9 otherwise. Among hits, library code and then the smallest chunk (the
+// the phrase ($5 as typed, or $4 an ILIKE pattern of it), scored 1 when the case
+// matches too and 0.9 otherwise. Among hits, library code and then the smallest chunk (the
 // definition itself rather than its enclosing class) rank first.
 const literalSQL = `
 	WITH c AS (
@@ -178,7 +180,7 @@ const literalSQL = `
 		LIMIT $6)
 	SELECT s.id, CASE WHEN strpos(s.content, $5) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
 	FROM c JOIN symbols s ON s.repository_id = $1 AND s.id = c.symbol_id
-	WHERE strpos(lower(s.content), $4) > 0
+	WHERE CASE WHEN strpos(s.content, $5) > 0 THEN true ELSE s.content ILIKE $4 END
 	ORDER BY score DESC, s.is_test, length(s.content), s.path, s.start_line
 	LIMIT $7`
 
@@ -214,7 +216,7 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 	batch := &pgx.Batch{}
 	var asked []check
 	for _, c := range checks {
-		rare := rarest(c.terms, df, 2)
+		rare := rarest(c.terms, df, 3)
 		if rare == nil {
 			continue // a word the repository never uses: the phrase is not here
 		}
@@ -222,7 +224,7 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 			continue // only common words: too costly to check, and it says little
 		}
 		asked = append(asked, c)
-		batch.Queue(literalSQL, s.repoID, rare, len(rare), strings.ToLower(c.lit.text), c.lit.text, literalCandidates, channelDepth)
+		batch.Queue(literalSQL, s.repoID, rare, len(rare), "%"+likeEscape(c.lit.text)+"%", c.lit.text, literalCandidates, channelDepth)
 	}
 	if len(asked) == 0 {
 		return nil, nil

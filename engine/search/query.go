@@ -23,6 +23,7 @@ const longQueryBytes = 400
 const (
 	maxQueryTerms       = 32
 	maxQueryIdentifiers = 8
+	maxLongLiterals     = 2
 )
 
 // plan is a query after analysis.
@@ -59,6 +60,18 @@ func analyze(q string, force QueryKind) plan {
 	p.literals = extractLiterals(q)
 	if p.long {
 		p.mentions = extractMentions(q)
+		// An issue puts everything in backticks (values, keys, commands): there a
+		// quoted span is as strong as its words, no stronger.
+		// Only spans that are code-shaped or three words and more are checked, at
+		// most maxLongLiterals of them.
+		var strong []literal
+		for _, l := range p.literals {
+			l.quoted = false
+			if literalStrength(l) == 1 && len(strong) < maxLongLiterals {
+				strong = append(strong, l)
+			}
+		}
+		p.literals = strong
 	}
 	p.kind = force
 	if p.kind == "" {

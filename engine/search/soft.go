@@ -22,6 +22,10 @@ type wordVectors interface {
 // softWeight is the share of the soft term score in the dense channel's score.
 const softWeight = 0.6
 
+// softLongWords bounds the query words soft matching compares for a long input
+// (the cost is words x pool x candidate words).
+const softLongWords = 12
+
 // softRerank rescores the dense pool. Query words GloVe does not know count only
 // through exact matches.
 func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool []hit) ([]hit, error) {
@@ -33,6 +37,9 @@ func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool 
 	}
 	if len(qwords) == 0 || len(pool) == 0 {
 		return pool, nil
+	}
+	if p.long && len(qwords) > softLongWords {
+		qwords = qwords[:softLongWords] // a long input's words come most frequent first
 	}
 	ids := make([]int64, len(pool))
 	for i, h := range pool {
