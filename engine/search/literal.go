@@ -74,7 +74,7 @@ func extractLiterals(q string) []literal {
 	}
 	add(rest, false)
 	for _, seg := range valueSplit(rest) {
-		if len(strings.Fields(seg)) >= 3 {
+		if words := strings.Fields(seg); len(words) >= 3 || len(words) == 2 && anyCodeShaped(words) {
 			add(seg, false)
 		}
 	}
