@@ -86,6 +86,13 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 			}
 			continue
 		}
+		if d, ok := sameDefinition(kept, r); ok {
+			// Overload declarations, a getter and its setter: one definition,
+			// listed once, at its best place.
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				DuplicateOf: d.ID, Reason: fmt.Sprintf("another declaration of %s (line %d)", d.QualifiedName, d.StartLine)})
+			continue
+		}
 		toks := tokenSet(r.Content)
 		dup := -1
 		var sim float64
@@ -209,6 +216,17 @@ func (s *Searcher) load(ctx context.Context, ids []int64, content bool) (map[int
 		return nil, fmt.Errorf("load results: %w", err)
 	}
 	return out, nil
+}
+
+// sameDefinition finds a kept result declaring the same name in the same file
+// (and of the same kind) as r.
+func sameDefinition(kept []Result, r Result) (Result, bool) {
+	for _, k := range kept {
+		if k.Path == r.Path && k.QualifiedName == r.QualifiedName && k.Kind == r.Kind {
+			return k, true
+		}
+	}
+	return Result{}, false
 }
 
 func tokens(s string) int { return int(math.Ceil(float64(len(s)) / charsPerToken)) }
