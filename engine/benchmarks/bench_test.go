@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -156,8 +157,15 @@ func BenchmarkIndex100k(b *testing.B) {
 // BenchmarkSearch50k indexes ~1M lines (≥ 50k chunks; the RSS target is for this
 // size), then measures hybrid search over a query mix that includes questions made
 // of common words, the exact symbol channel and 2-hop graph walks.
+//
+// SPELUNK_BENCH_SEARCH_LINES sets the corpus size (default 1M lines, 44k chunks;
+// 3000000 takes all of $GOROOT/src, ~100k chunks, the DESIGN.md §10 scale).
 func BenchmarkSearch50k(b *testing.B) {
-	root, lines := corpus(b, 1_000_000)
+	size := 1_000_000
+	if v, err := strconv.Atoi(os.Getenv("SPELUNK_BENCH_SEARCH_LINES")); err == nil && v > 0 {
+		size = v
+	}
+	root, lines := corpus(b, size)
 	emb := embedder(b)
 	ctx := context.Background()
 	db := pgtest.Open(b)
