@@ -36,6 +36,20 @@ func spelunk(t *testing.T, args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
+// withStdin runs spelunk with text on standard input.
+func withStdin(t *testing.T, text string, args ...string) (int, string, string) {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { io.WriteString(w, text); w.Close() }()
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old; r.Close() }()
+	return spelunk(t, args...)
+}
+
 func TestCLIEndToEnd(t *testing.T) {
 	t.Setenv("SPELUNK_DATABASE_URL", pgtest.URL(t))
 	t.Setenv("SPELUNK_EMBEDDER", "hash")
@@ -73,6 +87,14 @@ func TestCLIEndToEnd(t *testing.T) {
 		if _, ok := first[k]; !ok {
 			t.Errorf("symbols --json lacks %s: %s", k, lines[0])
 		}
+	}
+
+	// A traceback read from standard input, ranked as files.
+	trace := "Traceback (most recent call last):\n  File \"/srv/shop/billing/refunds.py\", line 66, in process_refund\n" +
+		"    raise RefundError(\"refund larger than the order\")\n"
+	code, out, _ = withStdin(t, trace, "search", "-", "--files", "--repo", repo)
+	if code != 0 || !strings.Contains(out, "py/shop/billing/refunds.py") || !strings.Contains(out, "process_refund") {
+		t.Fatalf("search - --files: %d\n%s", code, out)
 	}
 
 	code, out, _ = spelunk(t, "search", "IsEligibleForRefund", "--repo", repo, "--json")

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -28,7 +29,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 		kind     string
 	)
 	cmd := &cobra.Command{
-		Use:   "search QUERY",
+		Use:   "search QUERY | -",
 		Short: "Hybrid search: ranked symbols with path:lines and where each score came from",
 		Long: "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
 			"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
@@ -37,8 +38,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 		Args: rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if strings.TrimSpace(args[0]) == "" {
-				return usagef("empty query: type a name or a question")
+			query, err := queryArg(cmd, args[0])
+			if err != nil {
+				return err
 			}
 			if channels != "" {
 				for _, c := range strings.Split(channels, ",") {
@@ -74,7 +76,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if files {
 				opts.Granularity = search.Files
 			}
-			resp, err := search.New(db, rec.ID, emb).Search(ctx, args[0], opts)
+			resp, err := search.New(db, rec.ID, emb).Search(ctx, query, opts)
 			if errors.Is(err, search.ErrEmptyQuery) {
 				return usageError{err}
 			}
@@ -107,6 +109,26 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.BoolVar(&files, "files", false, "rank files by their definitions' evidence, the best definitions listed under each")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	return cmd
+}
+
+// maxStdinQuery bounds a query read from standard input; the engine cuts what
+// it uses further (search.Response.Notes says so).
+const maxStdinQuery = 4 << 20
+
+// queryArg is the query: the argument, or standard input for "-" (an issue or a
+// log is too long for a command line).
+func queryArg(cmd *cobra.Command, arg string) (string, error) {
+	if arg == "-" {
+		data, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), maxStdinQuery))
+		if err != nil {
+			return "", fmt.Errorf("read the query from standard input: %w", err)
+		}
+		arg = string(data)
+	}
+	if strings.TrimSpace(arg) == "" {
+		return "", usagef("empty query: type a name or a question (or pass - to read it from standard input)")
+	}
+	return arg, nil
 }
 
 // parseWeights reads channel=weight,... (--weights).
