@@ -251,6 +251,16 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		}
 	}
 	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
+	bulk := opts.Full || len(todo)+len(deleted) > max(len(have)/10, 20)
+	if changed && bulk {
+		// Statistics before resolving too: a repository new to a database that
+		// already holds others has no rows in the planner's view, and the edge
+		// resolution then ran as nested loops for minutes (13 min at 140k edges).
+		prog.phase("analyzing")
+		if err := ix.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
+			return sum, err
+		}
+	}
 	if changed {
 		prog.phase("resolving")
 		added := false
@@ -287,9 +297,9 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	// Fresh statistics after a bulk change: without them the planner treats the new
 	// rows as absent and picks nested loops and sequential scans (searches right
 	// after a first index took 100 ms instead of 5).
-	if opts.Full || len(todo)+len(deleted) > max(len(have)/10, 20) {
+	if bulk {
 		prog.phase("analyzing")
-		if err := ix.db.Analyze(ctx, "files", "symbols", "edges", "symbol_embeddings"); err != nil {
+		if err := ix.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
 			return sum, err
 		}
 	}
