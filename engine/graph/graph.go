@@ -77,7 +77,7 @@ func Symbols(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Dire
 				FROM edges e JOIN symbols s ON s.repository_id = e.repository_id AND s.id = e.target_id
 				LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
 				WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3)
-				ORDER BY e.source_id, e.line`
+				ORDER BY e.source_id, e.line, s.path, s.start_line, e.kind`
 		}
 		rows, err := db.Pool.Query(ctx, q, repoID, frontier, walkKinds)
 		if err != nil {
