@@ -95,3 +95,11 @@ func isProse(p string) bool {
 	}
 	return false
 }
+
+// isBuildOutput reports whether path lies under a dist/ directory: a bundle
+// built from the sources (axios ships dist/axios.js with a copy of every
+// function), which must not outrank, or prune as its near-duplicate, the source
+// definition it was built from.
+func isBuildOutput(p string) bool {
+	return strings.HasPrefix(p, "dist/") || strings.Contains(p, "/dist/")
+}

@@ -34,6 +34,11 @@ const (
 	// checking costs ~0.1 ms a row (the content is read and compared), so a
 	// phrase whose rarest words are all common is not worth checking.
 	literalCandidates = 150
+	// literalCommon: a phrase whose rarest word is in this many chunks is made
+	// of words too common to intersect cheaply (unless it is quoted). The
+	// candidates are the chunks holding all three rarest words, which is small
+	// even when each word is common ("next() called multiple times").
+	literalCommon = 5000
 	// literalSelective is the number of hits at or under which a phrase is
 	// specific enough to lift its hits above fuzzy matches (see fuse).
 	literalSelective = 12
@@ -209,7 +214,11 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 	for t := range all {
 		terms = append(terms, t)
 	}
-	df, err := s.documentFrequencies(ctx, terms, literalCandidates)
+	common := literalCommon
+	if p.long {
+		common = literalCandidates // an issue's spans are weaker evidence: only the cheap ones
+	}
+	df, err := s.documentFrequencies(ctx, terms, common)
 	if err != nil {
 		return nil, fmt.Errorf("literal channel: %w", err)
 	}
@@ -220,8 +229,8 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 		if rare == nil {
 			continue // a word the repository never uses: the phrase is not here
 		}
-		if df[rare[0]] >= literalCandidates && !c.lit.quoted {
-			continue // only common words: too costly to check, and it says little
+		if df[rare[0]] >= common && !c.lit.quoted {
+			continue // only very common words: too costly to intersect, and it says little
 		}
 		asked = append(asked, c)
 		batch.Queue(literalSQL, s.repoID, rare, len(rare), "%"+likeEscape(c.lit.text)+"%", c.lit.text, literalCandidates, channelDepth)

@@ -51,7 +51,7 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 			continue // deleted by a concurrent re-index
 		}
 		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost}
-		if l.sym.IsTest || isProse(l.sym.Path) {
+		if l.sym.IsTest || isProse(l.sym.Path) || isBuildOutput(l.sym.Path) {
 			ex.TestFactor = testFactor
 		}
 		if opts.HalfLife > 0 && !l.updated.IsZero() {
