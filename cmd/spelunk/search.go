@@ -101,7 +101,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
 	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
 	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")
-	f.Float64Var(&opts.TestFactor, "test-factor", 0.5, "score multiplier for test and example files (1 = no demotion)")
+	f.Float64Var(&opts.TestFactor, "test-factor", 0.5, "score multiplier for tests, examples, prose and dist/ bundles (1 = no demotion)")
 	f.DurationVar(&opts.HalfLife, "half-life", 0, "recency decay half-life on the fused top results (0 = off)")
 	f.StringVar(&opts.Anchor, "anchor", "", "seed the graph channel from this symbol")
 	f.StringVar(&kind, "kind", "", "force the query kind: identifier or semantic (default: detected)")

@@ -45,8 +45,8 @@ type Options struct {
 	Limit    int                 // results; 0 = 20
 	Budget   int                 // token budget for packing; 0 = none
 	EfSearch int                 // HNSW ef_search; 0 = 100
-	// TestFactor multiplies the fused score of test and example files; 0 = 0.5,
-	// 1 disables the demotion.
+	// TestFactor multiplies the fused score of tests, examples, prose (Markdown,
+	// text, YAML, ...) and dist/ bundles; 0 = 0.5, 1 disables the demotion.
 	TestFactor float64
 	// HalfLife of the recency decay applied to the fused top results by file age
 	// (indexed_at for working-tree files, else the repository's last index time);
@@ -79,7 +79,7 @@ type Explain struct {
 	// Boost lifts exact name matches of an identifier query above every fuzzy
 	// match (0 when none); Final includes it.
 	Boost      float64 `json:"boost,omitempty"`
-	TestFactor float64 `json:"test_factor"` // 1 unless a test/example file
+	TestFactor float64 `json:"test_factor"` // 1 unless a test, example, prose or dist/ file
 	Decay      float64 `json:"decay"`       // recency factor, 1 = none
 	Final      float64 `json:"final"`       // (fused + boost) * test factor * decay
 }
