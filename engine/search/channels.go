@@ -289,10 +289,10 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 		return nil, fmt.Errorf("embedder %s returned a vector of the wrong size", s.emb.Name())
 	}
 	wv, soft := s.emb.(wordVectors)
+	// One channel's depth of candidates for the soft term rescoring too: a pool
+	// twice as deep cost twice the rescoring and, with dense weighted as a
+	// tie-breaker, found nothing more on the tuning half of the real-code set.
 	depth := channelDepth
-	if soft && !p.long {
-		depth = 2 * channelDepth // a wider pool for the soft term rescoring
-	}
 	var hits []hit
 	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch)); err != nil {
