@@ -197,14 +197,10 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(p.literals) == 0 {
 		return nil, nil
 	}
-	type check struct {
-		lit   literal
-		terms []string
-	}
-	var checks []check
+	var checks []literalCheck
 	all := map[string]bool{}
 	for _, l := range p.literals {
-		c := check{lit: l, terms: literalTerms(l.text)}
+		c := literalCheck{lit: l, terms: literalTerms(l.text)}
 		checks = append(checks, c)
 		for _, t := range c.terms {
 			all[t] = true
@@ -223,7 +219,7 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 		return nil, fmt.Errorf("literal channel: %w", err)
 	}
 	batch := &pgx.Batch{}
-	var asked []check
+	var asked []literalCheck
 	for _, c := range checks {
 		rare := rarest(c.terms, df, 3)
 		if rare == nil {
@@ -238,6 +234,11 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(asked) == 0 {
 		return nil, nil
 	}
+	return s.readLiteralHits(ctx, batch, asked)
+}
+
+// readLiteralHits runs the phrase checks and scores their hits.
+func (s *Searcher) readLiteralHits(ctx context.Context, batch *pgx.Batch, asked []literalCheck) ([]hit, error) {
 	br := s.db.Pool.SendBatch(ctx, batch)
 	defer br.Close()
 	scores := map[int64]float64{}
@@ -291,6 +292,12 @@ func literalStrength(l literal) float64 {
 		return 1
 	}
 	return 0.7
+}
+
+// literalCheck is one phrase and the postings terms it needs.
+type literalCheck struct {
+	lit   literal
+	terms []string
 }
 
 // rarest returns up to n of terms with the smallest document frequency, nil

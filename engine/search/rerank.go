@@ -74,71 +74,15 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 		return a.StartLine < b.StartLine
 	})
 
-	// Near-duplicate pruning against the results already kept.
-	var kept []Result
-	var keptTokens []map[string]struct{}
 	resp.Pruned = []Pruned{}
-	for _, r := range results {
-		if files {
-			kept = append(kept, r)
-			if len(kept) == limit {
-				break
-			}
-			continue
-		}
-		if d, ok := sameDefinition(kept, r); ok {
-			// Overload declarations, a getter and its setter: one definition,
-			// listed once, at its best place.
-			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
-				DuplicateOf: d.ID, Reason: fmt.Sprintf("another declaration of %s (line %d)", d.QualifiedName, d.StartLine)})
-			continue
-		}
-		toks := tokenSet(r.Content)
-		dup := -1
-		var sim float64
-		for i, kt := range keptTokens {
-			if j := jaccard(toks, kt); j >= jaccardDuplicate {
-				dup, sim = i, j
-				break
-			}
-		}
-		if dup >= 0 {
-			d := kept[dup]
-			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
-				DuplicateOf: d.ID, Reason: fmt.Sprintf("near-duplicate of %s:%s (token Jaccard %.2f)", d.Path, d.QualifiedName, sim)})
-			continue
-		}
-		kept = append(kept, r)
-		keptTokens = append(keptTokens, toks)
-		if len(kept) == limit {
-			break
-		}
+	var kept []Result
+	if files {
+		kept = results[:min(len(results), limit)]
+	} else {
+		kept = prune(results, limit, resp)
 	}
-
-	// Token-budget packing: whole symbols only, in rank order, skipping any that does
-	// not fit; only an oversized first result is cut, and marked.
 	if opts.Budget > 0 {
-		var packed []Result
-		used := 0
-		for i, r := range kept {
-			t := tokens(r.Content)
-			switch {
-			case used+t <= opts.Budget:
-				r.Tokens = t
-				used += t
-				packed = append(packed, r)
-			case i == 0:
-				r.Content = cutToTokens(r.Content, opts.Budget)
-				r.Tokens = tokens(r.Content)
-				r.Truncated = true
-				used += r.Tokens
-				packed = append(packed, r)
-			default:
-				resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
-					Reason: fmt.Sprintf("over budget (%d tokens, %d of %d left)", t, opts.Budget-used, opts.Budget)})
-			}
-		}
-		kept = packed
+		kept = pack(kept, opts.Budget, resp)
 	}
 	for i := range kept {
 		kept[i].Rank = i + 1
@@ -216,6 +160,70 @@ func (s *Searcher) load(ctx context.Context, ids []int64, content bool) (map[int
 		return nil, fmt.Errorf("load results: %w", err)
 	}
 	return out, nil
+}
+
+// prune keeps up to limit results, leaving out (into resp.Pruned, with the
+// reason) other declarations of a kept definition and near-duplicates of a kept
+// result.
+func prune(results []Result, limit int, resp *Response) []Result {
+	var kept []Result
+	var keptTokens []map[string]struct{}
+	for _, r := range results {
+		if d, ok := sameDefinition(kept, r); ok {
+			// Overload declarations, a getter and its setter: one definition,
+			// listed once, at its best place.
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				DuplicateOf: d.ID, Reason: fmt.Sprintf("another declaration of %s (line %d)", d.QualifiedName, d.StartLine)})
+			continue
+		}
+		toks := tokenSet(r.Content)
+		dup := -1
+		var sim float64
+		for i, kt := range keptTokens {
+			if j := jaccard(toks, kt); j >= jaccardDuplicate {
+				dup, sim = i, j
+				break
+			}
+		}
+		if dup >= 0 {
+			d := kept[dup]
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				DuplicateOf: d.ID, Reason: fmt.Sprintf("near-duplicate of %s:%s (token Jaccard %.2f)", d.Path, d.QualifiedName, sim)})
+			continue
+		}
+		kept = append(kept, r)
+		keptTokens = append(keptTokens, toks)
+		if len(kept) == limit {
+			break
+		}
+	}
+	return kept
+}
+
+// pack keeps whole symbols under the token budget, in rank order, skipping any
+// that does not fit; only an oversized first result is cut, and marked.
+func pack(kept []Result, budget int, resp *Response) []Result {
+	var packed []Result
+	used := 0
+	for i, r := range kept {
+		t := tokens(r.Content)
+		switch {
+		case used+t <= budget:
+			r.Tokens = t
+			used += t
+			packed = append(packed, r)
+		case i == 0:
+			r.Content = cutToTokens(r.Content, budget)
+			r.Tokens = tokens(r.Content)
+			r.Truncated = true
+			used += r.Tokens
+			packed = append(packed, r)
+		default:
+			resp.Pruned = append(resp.Pruned, Pruned{Path: r.Path, Name: r.QualifiedName, StartLine: r.StartLine, Score: r.Score,
+				Reason: fmt.Sprintf("over budget (%d tokens, %d of %d left)", t, budget-used, budget)})
+		}
+	}
+	return packed
 }
 
 // sameDefinition finds a kept result declaring the same name in the same file

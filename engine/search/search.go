@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -101,7 +102,44 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	if k <= 0 {
 		k = defaultK
 	}
-	weights := DefaultWeights(p.kind)
+	enabled, weights := channelSettings(p.kind, opts)
+	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
+		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
+	if p.cut {
+		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", maxQueryBytes>>10))
+	}
+	// The graph channel alone still needs anchors: find them with the cheap exact
+	// channels, which then take no part in the fusion.
+	anchorOnly := enabled[Graph] && opts.Anchor == "" && !enabled[Symbol] && !enabled[Lexical] && !enabled[Dense] && !enabled[Literal]
+	lists, err := s.runChannels(ctx, p, opts, enabled, anchorOnly, resp)
+	if err != nil {
+		return nil, err
+	}
+	if enabled[Graph] {
+		if err := s.runGraph(ctx, p, opts, lists, weights, k, anchorOnly, resp); err != nil {
+			return nil, err
+		}
+	}
+	if len(resp.Unavailable) > 0 && len(lists) == 0 {
+		return nil, fmt.Errorf("search: no channel could answer: %v", resp.Unavailable)
+	}
+	cands := fuse(lists, weights, k, p.kind)
+	if opts.Granularity == Files {
+		err = s.rankFileResults(ctx, cands, opts, resp, start)
+	} else {
+		err = s.rerank(ctx, cands, opts, resp, start)
+	}
+	if err != nil {
+		return nil, err
+	}
+	resp.Took = time.Since(start)
+	return resp, nil
+}
+
+// channelSettings returns the enabled channels and the fusion weights: the
+// query kind's defaults, overridden by opts, limited to the enabled channels.
+func channelSettings(kind QueryKind, opts Options) (map[Channel]bool, map[Channel]float64) {
+	weights := DefaultWeights(kind)
 	for c, w := range opts.Weights {
 		weights[c] = w
 	}
@@ -118,16 +156,17 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 			delete(weights, c)
 		}
 	}
-	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
-		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
+	return enabled, weights
+}
 
+// runChannels runs the enabled first-stage channels (all but graph)
+// concurrently. A channel that fails is listed in resp.Unavailable; only a
+// cancelled context fails the search.
+func (s *Searcher) runChannels(ctx context.Context, p plan, opts Options, enabled map[Channel]bool, anchorOnly bool, resp *Response) (map[Channel][]hit, error) {
 	lists := map[Channel][]hit{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	var hardErr error
-	// The graph channel alone still needs anchors: find them with the cheap exact
-	// channels, which then take no part in the fusion.
-	anchorOnly := enabled[Graph] && opts.Anchor == "" && !enabled[Symbol] && !enabled[Lexical] && !enabled[Dense] && !enabled[Literal]
 	run := func(c Channel, f func() ([]hit, error)) {
 		if !enabled[c] && !(anchorOnly && (c == Symbol || c == Lexical || c == Literal)) {
 			return
@@ -150,9 +189,6 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 			lists[c] = hits
 		}()
 	}
-	if p.cut {
-		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", maxQueryBytes>>10))
-	}
 	run(Symbol, func() ([]hit, error) {
 		named, err := s.symbolChannel(ctx, p)
 		if err != nil || len(p.mentions) == 0 {
@@ -166,11 +202,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	})
 	run(Literal, func() ([]hit, error) { return s.literalChannel(ctx, p) })
 	run(Lexical, func() ([]hit, error) {
-		scorer := opts.Lexical
-		if scorer == "" {
-			scorer = DefaultLexical
-		}
-		switch scorer {
+		switch scorer := cmp.Or(opts.Lexical, DefaultLexical); scorer {
 		case "bm25":
 			return s.bm25Channel(ctx, p)
 		case "cd":
@@ -189,62 +221,52 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 		return s.denseChannel(ctx, p, ef)
 	})
 	wg.Wait()
-	if hardErr != nil {
-		return nil, hardErr
-	}
+	return lists, hardErr
+}
 
-	if enabled[Graph] {
-		t := time.Now()
-		anchorWeights := weights
-		if anchorOnly {
-			anchorWeights = DefaultWeights(p.kind)
-		}
-		anchors, err := s.anchors(ctx, opts.Anchor, lists, anchorWeights, k)
-		if anchorOnly {
-			delete(lists, Symbol)
-			delete(lists, Lexical)
-			delete(lists, Literal)
-		}
-		if err == nil {
-			lists[Graph], err = s.graphChannel(ctx, anchors)
-		}
-		resp.Timings[Graph] = time.Since(t)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			resp.Unavailable[Graph] = err.Error()
-		}
+// runGraph adds the graph channel: the neighbours of a named anchor or of the
+// best fused results so far.
+func (s *Searcher) runGraph(ctx context.Context, p plan, opts Options, lists map[Channel][]hit, weights map[Channel]float64,
+	k float64, anchorOnly bool, resp *Response) error {
+	t := time.Now()
+	anchorWeights := weights
+	if anchorOnly {
+		anchorWeights = DefaultWeights(p.kind)
 	}
-	if len(resp.Unavailable) > 0 && len(lists) == 0 {
-		return nil, fmt.Errorf("search: no channel could answer: %v", resp.Unavailable)
+	anchors, err := s.anchors(ctx, opts.Anchor, lists, anchorWeights, k)
+	if anchorOnly {
+		delete(lists, Symbol)
+		delete(lists, Lexical)
+		delete(lists, Literal)
 	}
+	if err == nil {
+		lists[Graph], err = s.graphChannel(ctx, anchors)
+	}
+	resp.Timings[Graph] = time.Since(t)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		resp.Unavailable[Graph] = err.Error()
+	}
+	return nil
+}
 
-	cands := fuse(lists, weights, k, p.kind)
-	if opts.Granularity == Files {
-		// Rank definitions deep enough to see several per file, with no budget
-		// (a budget applies to code, and a file list has none).
-		fileLimit := opts.Limit
-		if fileLimit <= 0 {
-			fileLimit = defaultLimit
-		}
-		symOpts := opts
-		symOpts.Limit, symOpts.Budget = fileLimit*filesPool, 0
-		if err := s.rerank(ctx, cands, symOpts, resp, start); err != nil {
-			return nil, err
-		}
-		resp.Files = rankFiles(resp.Results, fileLimit)
-		if err := s.fillContent(ctx, resp.Files); err != nil {
-			return nil, err
-		}
-		resp.Took = time.Since(start)
-		return resp, nil
+// rankFileResults ranks definitions deep enough to see several per file, with
+// no budget (a budget applies to code, and a file list has none), then groups
+// them by file.
+func (s *Searcher) rankFileResults(ctx context.Context, cands []candidate, opts Options, resp *Response, start time.Time) error {
+	fileLimit := opts.Limit
+	if fileLimit <= 0 {
+		fileLimit = defaultLimit
 	}
-	if err := s.rerank(ctx, cands, opts, resp, start); err != nil {
-		return nil, err
+	symOpts := opts
+	symOpts.Limit, symOpts.Budget = fileLimit*filesPool, 0
+	if err := s.rerank(ctx, cands, symOpts, resp, start); err != nil {
+		return err
 	}
-	resp.Took = time.Since(start)
-	return resp, nil
+	resp.Files = rankFiles(resp.Results, fileLimit)
+	return s.fillContent(ctx, resp.Files)
 }
 
 // denseUsable checks that the query embedder is the model the index was built with.
