@@ -17,8 +17,8 @@ import (
 // a log line. Bag-of-words BM25 ranks every chunk that shares the common words of
 // such a phrase; only the exact text tells the one that holds it.
 //
-// It needs no index of its own: the postings of the phrase's rarest words (the
-// same words the lexical channel indexes) give a small candidate set, and the
+// It needs no index of its own: the full-text index (the same words the lexical
+// channel indexes) gives the chunks holding all of the phrase's words, and the
 // phrase itself is then checked against each candidate's content.
 
 const (
@@ -30,15 +30,13 @@ const (
 	// literalMaxLen: longer phrases are cut to their first words; a pasted line
 	// rarely survives verbatim beyond that anyway.
 	literalMaxLen = 160
-	// literalCandidates caps the rows whose content is checked for one phrase:
-	// checking costs ~0.1 ms a row (the content is read and compared), so a
-	// phrase whose rarest words are all common is not worth checking.
-	literalCandidates = 150
-	// literalCommon: a phrase whose rarest word is in this many chunks is made
-	// of words too common to intersect cheaply (unless it is quoted). The
-	// candidates are the chunks holding all three rarest words, which is small
-	// even when each word is common ("next() called multiple times").
-	literalCommon = 5000
+	// literalCandidates caps the rows whose content is checked for one phrase
+	// (reading and comparing the content costs ~0.1 ms a row); a long input's
+	// spans get literalLongCandidates.
+	literalCandidates     = 300
+	literalLongCandidates = 100
+	// literalMaxTerms bounds the words a phrase's candidates must all hold.
+	literalMaxTerms = 8
 	// literalSelective is the number of hits at or under which a phrase is
 	// specific enough to lift its hits above fuzzy matches (see fuse).
 	literalSelective = 12
@@ -172,64 +170,48 @@ func allDigits(s string) bool {
 	return true
 }
 
-// literalSQL checks one phrase: candidates are the chunks holding all of the
-// given rare terms ($2, $3 = how many); a chunk is a hit when its content holds
-// the phrase ($5 as typed, or $4 an ILIKE pattern of it), scored 1 when the case
-// matches too and 0.9 otherwise. Among hits, library code and then the smallest chunk (the
-// definition itself rather than its enclosing class) rank first.
+// literalSQL checks one phrase: candidates are the chunks whose full-text
+// vector holds all of the phrase's words ($2, a tsquery AND; the GIN index
+// intersects the word lists, however common each word is); a candidate is a hit
+// when its content holds the phrase ($4 as typed, or $3 an ILIKE pattern of it),
+// scored 1 when the case matches too and 0.9 otherwise. Among hits, library code
+// and then the smallest chunk (the definition itself rather than its enclosing
+// class) rank first.
 const literalSQL = `
 	WITH c AS (
-		SELECT symbol_id FROM postings
-		WHERE repository_id = $1 AND term = ANY ($2)
-		GROUP BY symbol_id HAVING count(*) = $3
-		LIMIT $6)
-	SELECT s.id, CASE WHEN strpos(s.content, $5) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
-	FROM c JOIN symbols s ON s.repository_id = $1 AND s.id = c.symbol_id
-	WHERE CASE WHEN strpos(s.content, $5) > 0 THEN true ELSE s.content ILIKE $4 END
+		SELECT s.id FROM symbols s
+		WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
+		LIMIT $5)
+	SELECT s.id, CASE WHEN strpos(s.content, $4) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
+	FROM c JOIN symbols s ON s.repository_id = $1 AND s.id = c.id
+	WHERE CASE WHEN strpos(s.content, $4) > 0 THEN true ELSE s.content ILIKE $3 END
 	ORDER BY score DESC, s.is_test, length(s.content), s.path, s.start_line
-	LIMIT $7`
+	LIMIT $6`
 
 // literalChannel ranks the chunks containing the query's phrases. A chunk
 // scores its best phrase (1 when the case matches too, 0.9 otherwise, times the
 // phrase's strength) plus literalExtra for each other phrase it holds. A class
 // is left out when one of its methods holds the phrase: the method is the answer.
 func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
-	if len(p.literals) == 0 {
-		return nil, nil
-	}
-	var checks []literalCheck
-	all := map[string]bool{}
-	for _, l := range p.literals {
-		c := literalCheck{lit: l, terms: literalTerms(l.text)}
-		checks = append(checks, c)
-		for _, t := range c.terms {
-			all[t] = true
-		}
-	}
-	terms := make([]string, 0, len(all))
-	for t := range all {
-		terms = append(terms, t)
-	}
-	common := literalCommon
-	if p.long {
-		common = literalCandidates // an issue's spans are weaker evidence: only the cheap ones
-	}
-	df, err := s.documentFrequencies(ctx, terms, common)
-	if err != nil {
-		return nil, fmt.Errorf("literal channel: %w", err)
-	}
 	batch := &pgx.Batch{}
 	var asked []literalCheck
-	for _, c := range checks {
-		rare := rarest(c.terms, df, 3)
-		if rare == nil {
-			continue // a word the repository never uses: the phrase is not here
+	candidates := literalCandidates
+	if p.long {
+		candidates = literalLongCandidates // an issue's spans are weaker evidence
+	}
+	for _, l := range p.literals {
+		c := literalCheck{lit: l, terms: literalTerms(l.text)}
+		var ops []string
+		for _, t := range c.terms[:min(len(c.terms), literalMaxTerms)] {
+			if op := tsTerm(t); op != "" {
+				ops = append(ops, op)
+			}
 		}
-		if df[rare[0]] >= common && !c.lit.quoted {
-			continue // only very common words: too costly to intersect, and it says little
+		if len(ops) == 0 {
+			continue
 		}
 		asked = append(asked, c)
-		batch.Queue(literalSQL, s.repoID, rare, len(rare), "%"+likeEscape(c.lit.text)+"%", c.lit.text, literalCandidates, channelDepth)
+		batch.Queue(literalSQL, s.repoID, strings.Join(ops, " & "), "%"+likeEscape(l.text)+"%", l.text, candidates, channelDepth)
 	}
 	if len(asked) == 0 {
 		return nil, nil
@@ -298,20 +280,6 @@ func literalStrength(l literal) float64 {
 type literalCheck struct {
 	lit   literal
 	terms []string
-}
-
-// rarest returns up to n of terms with the smallest document frequency, nil
-// when one of them occurs nowhere (no chunk can contain the phrase).
-func rarest(terms []string, df map[string]int, n int) []string {
-	if len(terms) == 0 {
-		return nil
-	}
-	sorted := append([]string(nil), terms...)
-	sort.SliceStable(sorted, func(i, j int) bool { return df[sorted[i]] < df[sorted[j]] })
-	if df[sorted[0]] == 0 {
-		return nil
-	}
-	return sorted[:min(n, len(sorted))]
 }
 
 // documentFrequencies counts each term's postings, each count stopping at
