@@ -65,7 +65,7 @@ start COLORTERM=
 wait_for "1 Search" 15
 wait_for "✓ fresh" 60 # opening an unindexed repository indexes it
 tmux send-keys -t "$session" -l "refund window"
-wait_for "results · semantic" 15
+wait_for "definitions · semantic" 15
 wait_for "explain · #1"
 screen=$(tmux capture-pane -p -t "$session")
 grep -qE '▸ +1 +func +is_eligible_for_refund' <<<"$screen" || fail "the first result is not is_eligible_for_refund"

@@ -72,6 +72,11 @@ const (
 	// literalBoost lifts the few definitions holding a query's phrase verbatim
 	// above fuzzy matches (but below an exact name, for an identifier query).
 	literalBoost = 0.5
+	// literalStrongScore is the lowest literal score that earns the boost: a
+	// quoted span, three words or more, or a code-shaped key, found with or
+	// without its case. One or two plain words ("refund window") found in a
+	// string say less than the definition named by them, and only vote.
+	literalStrongScore = 0.9
 	// exactCaseScore is the symbol channel's lowest score for a name matching in
 	// case too; case-insensitive name matches lose caseMissPenalty of their boost
 	// and case-insensitive literals literalCasePenalty, so the order of evidence is:
@@ -374,7 +379,7 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 			if c == Symbol && h.score >= mentionScore {
 				cand.boost = max(cand.boost, mentionBoost*h.score)
 			}
-			if c == Literal && atLeast[i] <= literalSelective && h.score >= 0.7 {
+			if c == Literal && atLeast[i] <= literalSelective && h.score >= literalStrongScore {
 				b := literalBoost * h.score
 				if h.score < 1 {
 					b -= literalCasePenalty
