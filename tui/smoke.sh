@@ -64,11 +64,11 @@ rm -f "$tmp/exit"
 start COLORTERM=
 wait_for "1 Search" 15
 wait_for "✓ fresh" 60 # opening an unindexed repository indexes it
-tmux send-keys -t "$session" -l "refund window"
+tmux send-keys -t "$session" -l "is an order still eligible for a refund"
 wait_for "definitions · semantic" 15
 wait_for "explain · #1"
 screen=$(tmux capture-pane -p -t "$session")
-grep -qE '▸ +1 +func +is_eligible_for_refund' <<<"$screen" || fail "the first result is not is_eligible_for_refund"
+grep -qE '▸ +1 +func +is_eligible_for_ref' <<<"$screen" || fail "the first result is not is_eligible_for_refund"
 grep -qF "refunds.py" <<<"$screen" || fail "no path:lines in the results"
 tmux capture-pane -p -e -t "$session" | grep -qE $'\e\\[[0-9;]*38;5;[0-9]+m' || fail "no colours with TERM=xterm-256color"
 tmux send-keys -t "$session" Enter # leaves the query box for the results
@@ -87,7 +87,7 @@ rm -f "$tmp/exit"
 start NO_COLOR=1
 wait_for "✓ fresh" 30
 tmux send-keys -t "$session" -l "Cart.Add"
-wait_for "results · identifier" 15
+wait_for "definitions · identifier" 15
 if tmux capture-pane -p -e -t "$session" | grep -qE $'\e\\[[0-9;]*(3[0-9]|38;[25];[0-9;]+)m'; then
 	fail "colour sequences on screen with NO_COLOR=1"
 fi
