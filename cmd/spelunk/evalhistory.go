@@ -45,7 +45,7 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 			}
 			rep, err := eval.RunHistory(ctx, db, emb, root, opts)
 			if tty {
-				fmt.Fprint(os.Stderr, "\r\033[K")
+				statusLine("")
 			}
 			if err != nil {
 				if errors.Is(err, ctx.Err()) && ctx.Err() != nil {
@@ -84,11 +84,7 @@ func printHistoryProgress() func(eval.HistoryProgress) {
 		if ip := p.Index; ip != nil && ip.FilesTotal > 0 {
 			line += fmt.Sprintf(" (%s %d/%d files)", ip.Phase, ip.FilesDone, ip.FilesTotal)
 		}
-		line += "  elapsed " + p.Elapsed.Round(time.Second).String()
-		if p.ETA > 0 {
-			line += "  ETA " + p.ETA.Round(time.Second).String()
-		}
-		fmt.Fprint(os.Stderr, "\r\033[K"+line)
+		statusLine(line + "  elapsed " + p.Elapsed.Round(time.Second).String() + etaSuffix(p.ETA))
 	}
 }
 

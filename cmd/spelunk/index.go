@@ -42,7 +42,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 			}
 			sum, err := index.New(db, emb).Index(ctx, root, opts)
 			if tty {
-				fmt.Fprint(os.Stderr, "\r\033[K")
+				statusLine("")
 			}
 			if err != nil {
 				return err
@@ -76,10 +76,18 @@ func newIndexCmd(g *globals) *cobra.Command {
 func printProgress(p index.Progress) {
 	line := fmt.Sprintf("%-9s files %d/%d  chunks %d  embedded %d/%d  skipped %d  %.0f files/s",
 		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, p.Embedded, p.EmbedQueued, p.FilesSkipped, p.Rate())
-	if eta := p.ETA(); eta > 0 {
-		line += "  ETA " + eta.Round(time.Second).String()
+	statusLine(line + etaSuffix(p.ETA()))
+}
+
+// statusLine rewrites the terminal's progress line on stderr ("" clears it).
+func statusLine(line string) { fmt.Fprint(os.Stderr, "\r\033[K"+line) }
+
+// etaSuffix is "  ETA 1m5s", or "" when the time left is unknown.
+func etaSuffix(eta time.Duration) string {
+	if eta <= 0 {
+		return ""
 	}
-	fmt.Fprint(os.Stderr, "\r\033[K"+line)
+	return "  ETA " + eta.Round(time.Second).String()
 }
 
 func shortRev(rev string) string {

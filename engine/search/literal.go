@@ -281,33 +281,3 @@ type literalCheck struct {
 	lit   literal
 	terms []string
 }
-
-// documentFrequencies counts each term's postings, each count stopping at
-// limit (a common term is as good as useless, however common). One statement
-// for all terms.
-func (s *Searcher) documentFrequencies(ctx context.Context, terms []string, limit int) (map[string]int, error) {
-	df := make(map[string]int, len(terms))
-	if len(terms) == 0 {
-		return df, nil
-	}
-	rows, err := s.db.Pool.Query(ctx, `
-		SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM postings p
-			WHERE p.repository_id = $1 AND p.term = t.term LIMIT $3) x)
-		FROM unnest($2::text[]) AS t(term)`, s.repoID, terms, limit)
-	if err != nil {
-		return nil, fmt.Errorf("term statistics: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, fmt.Errorf("term statistics: %w", err)
-		}
-		df[t] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("term statistics: %w", err)
-	}
-	return df, nil
-}

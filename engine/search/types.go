@@ -114,7 +114,8 @@ type Response struct {
 	K       float64             `json:"k"`
 	Weights map[Channel]float64 `json:"weights"`
 	Results []Result            `json:"results"`
-	// Files is set for Granularity Files.
+	// Files is set for Granularity Files; Results then holds the definitions the
+	// files were ranked from, without their code (only Files' listed ones have it).
 	Files  []FileResult `json:"files,omitempty"`
 	Pruned []Pruned     `json:"pruned"`
 	// Unavailable lists channels that could not answer (embedder down, say) with
