@@ -31,7 +31,18 @@ var (
 	ErrUnknownCommit = errors.New("unknown commit")
 	// ErrNotGit reports an operation that needs git on a plain directory.
 	ErrNotGit = errors.New("not a git repository")
+	// ErrSystemDir reports a directory Open refuses without
+	// OpenOptions.AllowSystemDirs: /, /proc, /sys, /dev or a path under the
+	// last three, where files are endless, blocking or have side effects.
+	ErrSystemDir = errors.New("a system directory")
 )
+
+// OpenOptions adjusts OpenWith.
+type OpenOptions struct {
+	// AllowSystemDirs opens / and the pseudo file systems (/proc, /sys,
+	// /dev) anyway; their special files are still skipped, never read.
+	AllowSystemDirs bool
+}
 
 // Repo is a repository opened by Open: a git work tree or a plain directory.
 // Its fields describe the repository as it was when opened. A Repo may hold a
@@ -54,7 +65,13 @@ type Repo struct {
 // otherwise dir itself is opened as a plain directory. A repository without
 // commits, a detached HEAD and a shallow clone are all fine. When the git
 // binary is not installed every directory is opened as a plain directory.
+// A system directory is refused with an error matching ErrSystemDir.
 func Open(ctx context.Context, dir string) (*Repo, error) {
+	return OpenWith(ctx, dir, OpenOptions{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Repo, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -74,6 +91,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		return nil, fmt.Errorf("open repository: %w", err)
+	}
+	if err := checkSystemDir(real, o); err != nil {
+		return nil, err
 	}
 
 	r := &Repo{Root: real, objectFormat: "sha1"}
@@ -99,6 +119,9 @@ func Open(ctx context.Context, dir string) (*Repo, error) {
 	top, err := filepath.EvalSymlinks(filepath.FromSlash(lines[0]))
 	if err != nil {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
+	}
+	if err := checkSystemDir(top, o); err != nil { // a repository at / (dotfiles)
+		return nil, err
 	}
 	r.Root = top
 	r.IsGit = true
@@ -160,5 +183,29 @@ func (r *Repo) Pin(ctx context.Context, rev string) error {
 		return err
 	}
 	r.Head, r.Branch = shas[0], ""
+	return nil
+}
+
+// systemDirs hold pseudo files (endless, blocking on read, or with side
+// effects such as /proc/kmsg draining the kernel log): never indexed unless
+// asked for.
+var systemDirs = []string{"/proc", "/sys", "/dev"}
+
+// checkSystemDir refuses real (absolute, symlinks resolved) when it is a
+// file system root or inside one of systemDirs.
+func checkSystemDir(real string, o OpenOptions) error {
+	if o.AllowSystemDirs {
+		return nil
+	}
+	refuse := filepath.Dir(real) == real // "/", or a volume root
+	for _, d := range systemDirs {
+		d = filepath.FromSlash(d)
+		if real == d || strings.HasPrefix(real, d+string(filepath.Separator)) {
+			refuse = true
+		}
+	}
+	if refuse {
+		return fmt.Errorf("refusing to index %s: %w (use --force to index it anyway)", real, ErrSystemDir)
+	}
 	return nil
 }
