@@ -200,10 +200,23 @@ func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contra
 		}
 	}
 
-	if _, err := tx.Exec(ctx, disputeSQL, s.project, members, actor, "contradicted by "+m.ID, conflictID); err != nil {
+	if _, err := tx.Exec(ctx, disputeSQL, s.project, members, actor, disputeReasons(m.ID, ids, members), conflictID); err != nil {
 		return "", fmt.Errorf("dispute memories of conflict %s: %w", conflictID, err)
 	}
 	return conflictID, nil
+}
+
+// disputeReasons gives each member its status reason: the new memory m names the
+// memories it contradicts (ids), every other member names m.
+func disputeReasons(m string, ids, members []string) []string {
+	out := make([]string, len(members))
+	for i, id := range members {
+		out[i] = "contradicted by " + m
+		if id == m {
+			out[i] = "contradicts " + strings.Join(ids, ", ")
+		}
+	}
+	return out
 }
 
 // describeFound writes the conflict reason: the judge's reasons, each prefixed with

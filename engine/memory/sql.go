@@ -36,17 +36,22 @@ SELECT $1, u.id, $8, $7, $3, $5, nullif($6, ''), nullif($9, '')::uuid FROM u
 RETURNING memory_id::text`
 
 // disputeSQL marks the ACTIVE memories among $2 DISPUTED and records the events,
-// in one statement (a conflict can touch many memories at once).
+// in one statement (a conflict can touch many memories at once). Each memory gets
+// its own reason ($4, parallel to $2): the new memory names the ones it
+// contradicts, they name it, so no reason points at its own memory.
 //
-//	$1 project  $2 memory ids  $3 actor  $4 reason  $5 conflict id
+//	$1 project  $2 memory ids  $3 actor  $4 reasons  $5 conflict id
 const disputeSQL = `
-WITH u AS (
-	UPDATE memories SET status = 'DISPUTED', status_by = $3, status_reason = $4, status_at = now()
-	WHERE repository_id = $1 AND id = ANY($2::uuid[]) AND status = 'ACTIVE'
-	RETURNING id
+WITH r AS (
+	SELECT * FROM unnest($2::uuid[], $4::text[]) AS r(id, reason)
+), u AS (
+	UPDATE memories m SET status = 'DISPUTED', status_by = $3, status_reason = r.reason, status_at = now()
+	FROM r
+	WHERE m.repository_id = $1 AND m.id = r.id AND m.status = 'ACTIVE'
+	RETURNING m.id, r.reason
 )
 INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
-SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, $4, $5::uuid FROM u`
+SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, u.reason, $5::uuid FROM u`
 
 // eventSQL records an event without a status change (an addition).
 const eventSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
