@@ -28,6 +28,9 @@ func newEmbedCmd() *cobra.Command {
 			if from == "" {
 				return usagef("--from is required")
 			}
+			if words < 0 {
+				return usagef("--words must not be negative (got %d; 0 keeps the default 100000)", words)
+			}
 			if out == "" {
 				out = embed.DefaultGloVePath()
 			}

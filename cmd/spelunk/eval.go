@@ -27,6 +27,11 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if queries == "" {
 				return usagef("--queries FILE is required (JSON lines, see DESIGN.md §7)")
 			}
+			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...)} {
+				if err != nil {
+					return err
+				}
+			}
 			qs, err := eval.Load(queries)
 			if err != nil {
 				return err

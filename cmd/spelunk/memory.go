@@ -234,6 +234,9 @@ func newMemoryListCmd(g *globals) *cobra.Command {
 			if kind != "" && !memory.Kind(kind).Valid() {
 				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)
 			}
+			if err := intIn("limit", limit, 1, 100000); err != nil {
+				return err
+			}
 			s, err := memOpen(cmd, g, false, 0)
 			if err != nil {
 				return err
@@ -342,8 +345,8 @@ func newMemorySearchCmd(g *globals) *cobra.Command {
 		Short: "Search the project's live memories (dense similarity fused with full text)",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if limit <= 0 {
-				return usagef("--limit must be positive")
+			if err := intIn("limit", limit, 1, 40); err != nil {
+				return err
 			}
 			s, err := memOpen(cmd, g, true, 0)
 			if err != nil {
@@ -586,8 +589,8 @@ func newBriefingCmd(g *globals) *cobra.Command {
 		Short: "What an agent should know: top memories, nuggets, latest state, open conflicts (one round trip)",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if limit <= 0 {
-				return usagef("--limit must be positive")
+			if err := intIn("limit", limit, 1, 100); err != nil {
+				return err
 			}
 			s, err := memOpen(cmd, g, true, 0)
 			if err != nil {

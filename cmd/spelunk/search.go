@@ -58,11 +58,12 @@ func newSearchCmd(g *globals) *cobra.Command {
 				}
 				opts.Weights = w
 			}
-			switch kind {
-			case "", "identifier", "semantic":
-				opts.Kind = search.QueryKind(kind)
-			default:
-				return usagef("--kind must be identifier or semantic")
+			if err := oneOf("kind", kind, string(search.Identifier), string(search.Semantic)); err != nil {
+				return err
+			}
+			opts.Kind = search.QueryKind(kind)
+			if err := checkSearchOptions(opts); err != nil {
+				return err
 			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {

@@ -107,6 +107,9 @@ func newSymbolsCmd(g *globals) *cobra.Command {
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
+			if err := oneOf("kind", f.Kind, symbolKinds...); err != nil {
+				return err
+			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
 				return err
@@ -130,7 +133,7 @@ func newSymbolsCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&f.Path, "path", "", "only this file (or directory, with a trailing /)")
-	cmd.Flags().StringVar(&f.Kind, "kind", "", "only this kind (function, method, class, struct, interface, type, var, const, module, ...)")
+	cmd.Flags().StringVar(&f.Kind, "kind", "", "only this kind ("+strings.Join(symbolKinds, ", ")+")")
 	cmd.Flags().StringVar(&f.Name, "name", "", "only this name or qualified name")
 	return cmd
 }
