@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // usageError marks bad usage: exit code 2 instead of 1.
@@ -44,7 +45,8 @@ func run(ctx context.Context, args []string) int {
 	if err == nil {
 		return 0
 	}
-	fmt.Fprintln(os.Stderr, "spelunk:", err)
+	// Errors are built to carry no password; masking here too costs nothing.
+	fmt.Fprintln(os.Stderr, "spelunk:", pg.RedactText(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "unknown command") || strings.HasPrefix(err.Error(), "unknown flag") {
 		return 2

@@ -33,8 +33,18 @@ type Options struct {
 }
 
 // Run performs every check. It never stops at the first failure: a person wants the
-// whole picture.
+// whole picture. Details and fixes quote errors, which may quote the URL: every
+// password in them is masked.
 func Run(ctx context.Context, opts Options) []Check {
+	checks := run(ctx, opts)
+	for i := range checks {
+		checks[i].Detail = pg.RedactText(checks[i].Detail)
+		checks[i].Fix = pg.RedactText(checks[i].Fix)
+	}
+	return checks
+}
+
+func run(ctx context.Context, opts Options) []Check {
 	var checks []Check
 	add := func(c Check) { checks = append(checks, c) }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -69,7 +68,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
-		return nil, fmt.Errorf("database URL: %w", err)
+		return nil, redacted(fmt.Errorf("database URL %q: %w", RedactURL(opts.URL), err))
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
@@ -114,7 +113,7 @@ func (db *DB) Close() { db.Pool.Close() }
 func ConnectOwner(ctx context.Context, url string) (*pgx.Conn, error) {
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("bad database URL %q: %w", redactURL(url), err)
+		return nil, redacted(fmt.Errorf("bad database URL %q: %w", RedactURL(url), err))
 	}
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = connectTimeout
@@ -126,21 +125,15 @@ func ConnectOwner(ctx context.Context, url string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// describeConnectError names the server (password masked) and what to try. pgx's
+// own text names the user, database and address but never the password; it is
+// redacted too in case a future version quotes the connection string.
 func describeConnectError(url string, err error) error {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "3D000" {
-		return fmt.Errorf("database in %s does not exist: create it (createdb) or fix the URL: %w", redactURL(url), err)
+		return redacted(fmt.Errorf("database in %s does not exist: create it (createdb) or fix the URL: %w", RedactURL(url), err))
 	}
-	return fmt.Errorf("cannot connect to PostgreSQL at %s (is the server running? `spelunk db status` for the embedded one): %w", redactURL(url), err)
-}
-
-// redactURL hides a password in a URL before it is printed.
-func redactURL(url string) string {
-	cfg, err := pgconn.ParseConfig(url)
-	if err != nil || cfg.Password == "" {
-		return url
-	}
-	return strings.ReplaceAll(url, cfg.Password, "xxxxx")
+	return redacted(fmt.Errorf("cannot connect to PostgreSQL at %s (is the server running? `spelunk db status` for the embedded one): %w", RedactURL(url), err))
 }
 
 // MinServerVersion is the oldest PostgreSQL spelunk supports.
