@@ -101,15 +101,3 @@ func TestSmallProjectInACrowdedIndex(t *testing.T) {
 func containsLine(lines []string, s string) bool {
 	return strings.Contains(strings.Join(lines, "\n"), s)
 }
-
-func TestVersionAtLeast(t *testing.T) {
-	tests := []struct {
-		v    string
-		want bool
-	}{{"0.8.0", true}, {"0.8", true}, {"0.7.4", false}, {"1.0.0", true}, {"0.10.1", true}, {"x", false}, {"", false}}
-	for _, tt := range tests {
-		if got := memory.VersionAtLeast(tt.v, 0, 8); got != tt.want {
-			t.Errorf("versionAtLeast(%q, 0.8) = %v, want %v", tt.v, got, tt.want)
-		}
-	}
-}

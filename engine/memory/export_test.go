@@ -4,5 +4,4 @@ package memory
 var (
 	BriefingSimilarSQL = briefingSimilarSQL
 	CandidatesSQL      = candidatesSQL
-	VersionAtLeast     = versionAtLeast
 )

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // candidatePool is how many nearest memories one similarity lookup takes from the
@@ -41,34 +40,10 @@ pool AS (
 )`
 }
 
-// iterativeScan reports (once per store) whether the server's pgvector has
-// iterative index scans (0.8+). q is the caller's connection or transaction: a
-// caller inside a transaction must not wait for a second pooled connection.
+// iterativeScan reports whether the server's pgvector has iterative index scans
+// (pg.HasIterativeScan, asked once per database). q is the caller's connection or
+// transaction: a caller inside a transaction must not wait for a second pooled
+// connection.
 func (s *Store) iterativeScan(ctx context.Context, q querier) (bool, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.iterative != nil {
-		return *s.iterative, nil
-	}
-	var version string
-	if err := q.QueryRow(ctx, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`).Scan(&version); err != nil {
-		return false, fmt.Errorf("pgvector version: %w", err)
-	}
-	ok := versionAtLeast(version, 0, 8)
-	s.iterative = &ok
-	return ok, nil
-}
-
-// versionAtLeast compares a "major.minor[.patch]" version.
-func versionAtLeast(v string, major, minor int) bool {
-	parts := strings.SplitN(v, ".", 3)
-	if len(parts) < 2 {
-		return false
-	}
-	ma, err1 := strconv.Atoi(parts[0])
-	mi, err2 := strconv.Atoi(parts[1])
-	if err1 != nil || err2 != nil {
-		return false
-	}
-	return ma > major || ma == major && mi >= minor
+	return s.db.IterativeScan(ctx, q)
 }

@@ -74,7 +74,6 @@ type Store struct {
 
 	mu         sync.Mutex
 	registered map[string]int // models registered by this store: name -> dims
-	iterative  *bool          // pgvector has iterative index scans (nil: not asked yet)
 }
 
 // New returns the memory store of project (a repository id, see

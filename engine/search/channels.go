@@ -299,8 +299,17 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 			return err
 		}
 		// Other repositories' rows share the index: keep scanning until enough of
-		// this repository's rows are found (pgvector >= 0.8).
-		_, _ = tx.Exec(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order")
+		// this repository's rows are found. Only where pgvector has the setting: on
+		// an older one (PostgreSQL 15+) it is an error that aborts the transaction.
+		iterative, err := s.db.IterativeScan(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if iterative {
+			if _, err := tx.Exec(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order"); err != nil {
+				return fmt.Errorf("iterative index scan: %w", err)
+			}
+		}
 		rows, err := tx.Query(ctx, denseSQL(s.emb.Name(), s.emb.Dims()), s.repoID, pgvector.NewVector(vecs[0]), depth)
 		if err != nil {
 			return err

@@ -1,0 +1,39 @@
+package search
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// TestDenseChannelAnswersOnInstalledPgvector runs the dense channel alone on the
+// installed pgvector: the iterative-scan setting is issued only where
+// pg.HasIterativeScan allows it, and any failure is reported, never dropped
+// (issue 11: on pgvector 0.7 with PostgreSQL 15+ the setting aborted the
+// transaction and the channel came back empty).
+func TestDenseChannelAnswersOnInstalledPgvector(t *testing.T) {
+	fx := indextest.Fixture(t)
+	ctx := context.Background()
+	v, err := pg.VectorVersion(ctx, fx.DB.Pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := New(fx.DB, fx.RepoID, fx.Emb)
+	resp, err := s.Search(ctx, "retry a failed call with exponential backoff", Options{Channels: []Channel{Dense}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why, down := resp.Unavailable[Dense]; down {
+		t.Fatalf("pgvector %s: dense channel unavailable: %s", v, why)
+	}
+	if len(resp.Results) == 0 {
+		t.Fatalf("pgvector %s: the dense channel found nothing", v)
+	}
+	for _, r := range resp.Results {
+		if r.Explain.Channels[Dense].Rank == 0 {
+			t.Fatalf("%s not explained by the dense channel: %v", r.QualifiedName, r.Explain.Channels)
+		}
+	}
+}
