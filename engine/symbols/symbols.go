@@ -114,6 +114,18 @@ func Get(ctx context.Context, db *pg.DB, repoID, id int64) (Symbol, error) {
 	return s, nil
 }
 
+// findSQL finds symbols of repository $1 by name $2 under path $3. Each branch of
+// the OR has an index, so the planner ORs three index scans: the alias test is
+// written as containment (@>), which the GIN index on aliases serves; "= ANY"
+// means the same but no index serves it, and one such branch made the whole OR a
+// sequential scan.
+const findSQL = `SELECT ` + Columns + ` FROM ` + From + `
+	WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block')
+	  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR s.aliases @> ARRAY[$2::text])
+	  AND ($3 = '' OR s.path = $3 OR starts_with(s.path, $3))
+	ORDER BY (s.qualified_name = $2) DESC, (s.name = $2) DESC, s.is_test, s.path, s.start_line
+	LIMIT 50`
+
 // Find resolves what a person types to symbols: a plain or qualified name
 // ("Refund", "Cart.add", "billing.Refund"), optionally narrowed to a path. Exact
 // matches come first, then case-insensitive ones. File headers, parts and text blocks
@@ -122,12 +134,7 @@ func Find(ctx context.Context, db *pg.DB, repoID int64, name, path string) ([]Sy
 	if strings.TrimSpace(name) == "" {
 		return nil, errors.New("empty symbol name")
 	}
-	rows, err := db.Pool.Query(ctx, `SELECT `+Columns+` FROM `+From+`
-		WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block')
-		  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR $2 = ANY (s.aliases))
-		  AND ($3 = '' OR s.path = $3 OR starts_with(s.path, $3))
-		ORDER BY (s.qualified_name = $2) DESC, (s.name = $2) DESC, s.is_test, s.path, s.start_line
-		LIMIT 50`, repoID, name, path)
+	rows, err := db.Pool.Query(ctx, findSQL, repoID, name, path)
 	if err != nil {
 		return nil, fmt.Errorf("find symbol %q: %w", name, err)
 	}
