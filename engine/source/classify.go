@@ -13,7 +13,8 @@ const (
 	SkipGenerated   = "generated"    // a "generated, DO NOT EDIT" header, a generated file name, or a lock file
 	SkipMinified    = "minified"     // *.min.js/*.min.css, or lines far too long for hand-written code
 	SkipTooLarge    = "too-large"    // larger than Options.MaxFileBytes
-	SkipUnreadable  = "unreadable"   // cannot be read: permissions, a missing object, a FIFO or device
+	SkipUnreadable  = "unreadable"   // cannot be read: permissions, a missing object, an I/O error
+	SkipSpecial     = "special"      // a FIFO, socket or device file: never opened (it could block or have side effects)
 	SkipSymlink     = "symlink"      // a symbolic link (never followed)
 	SkipSubmodule   = "submodule"    // a git submodule, or a nested git repository in the work tree
 	SkipSymlinkLoop = "symlink-loop" // a symbolic link to a directory that contains it

@@ -139,7 +139,7 @@ func (r *Repo) sniffFromDisk(ctx context.Context, files []File, idx []int) []int
 					return
 				}
 				f := &files[idx[k]]
-				data, ok := fr.readExact(filepath.Join(r.Root, filepath.FromSlash(f.Path)), f.Size)
+				data, ok := fr.readExact(ctx, filepath.Join(r.Root, filepath.FromSlash(f.Path)), f.Size)
 				if ok && fr.blobID(data) == f.BlobSHA {
 					f.Skip = classifyContent(data, f.Size)
 					done[k] = true
@@ -158,20 +158,9 @@ func (r *Repo) sniffFromDisk(ctx context.Context, files []File, idx []int) []int
 }
 
 // readExact reads a regular file expected to hold exactly size bytes.
-func (fr *fileReader) readExact(abs string, size int64) ([]byte, bool) {
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() || fi.Size() != size {
-		return nil, false
-	}
-	fh, err := os.Open(abs)
-	if err != nil {
-		return nil, false
-	}
-	defer fh.Close()
-	fr.buf.Reset()
-	fr.buf.Grow(int(size) + 1)
-	n, err := fr.buf.ReadFrom(io.LimitReader(fh, size+1))
-	if err != nil || n != size {
+func (fr *fileReader) readExact(ctx context.Context, abs string, size int64) ([]byte, bool) {
+	fi, err := readFile(ctx, abs, &fr.buf, size+1)
+	if err != nil || fi.Size() != size || int64(fr.buf.Len()) != size {
 		return nil, false
 	}
 	return fr.buf.Bytes(), true
@@ -276,6 +265,7 @@ func (r *Repo) sniffBatch(parent context.Context, files []File, idx []int) error
 
 // batchObject is the header git cat-file --batch prints before an object.
 type batchObject struct {
+	oid     string
 	typ     string
 	size    int64
 	missing bool // "missing" or "ambiguous": no content follows
@@ -314,7 +304,7 @@ func readBatchHeader(br *bufio.Reader) (batchObject, error) {
 	if sp < 0 {
 		return batchObject{}, fmt.Errorf("malformed header %q", line)
 	}
-	return batchObject{typ: string(rest[sp+1:]), size: size}, nil
+	return batchObject{oid: string(rest[:sp]), typ: string(rest[sp+1:]), size: size}, nil
 }
 
 // WorkingTree lists the files as they are on disk. In a git repository that
@@ -367,7 +357,7 @@ func (r *Repo) WorkingTree(ctx context.Context, opts Options) ([]File, error) {
 				if i >= len(entries) {
 					return
 				}
-				files[i], keep[i] = fr.stat(r.Root, entries[i], opts)
+				files[i], keep[i] = fr.stat(ctx, r.Root, entries[i], opts)
 			}
 		}()
 	}
@@ -412,7 +402,8 @@ func (fr *fileReader) blobID(data []byte) string {
 }
 
 // stat describes one entry on disk; ok is false when it no longer exists.
-func (fr *fileReader) stat(root string, e walkEntry, opts Options) (f File, ok bool) {
+// Only a regular file is ever opened (see readFile).
+func (fr *fileReader) stat(ctx context.Context, root string, e walkEntry, opts Options) (f File, ok bool) {
 	f = File{Path: e.path, Skip: e.skip}
 	if e.skip == SkipSubmodule {
 		return f, true
@@ -426,24 +417,14 @@ func (fr *fileReader) stat(root string, e walkEntry, opts Options) (f File, ok b
 		f.Skip = SkipUnreadable
 		return f, true
 	case fi.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(abs)
-		if err != nil {
-			f.Skip = SkipUnreadable
-			return f, true
-		}
-		f.Size = int64(len(target))
-		f.BlobSHA = fr.blobID([]byte(filepath.ToSlash(target)))
-		if f.Skip == "" {
-			f.Skip = symlinkReason(abs)
-		}
-		return f, true
+		return fr.symlink(abs, f), true
 	case fi.IsDir():
 		if f.Skip == "" {
 			f.Skip = SkipSubmodule // a tracked path that is a directory: a gitlink
 		}
 		return f, true
 	case !fi.Mode().IsRegular():
-		f.Skip = SkipUnreadable // FIFO, socket, device: opening could block
+		f.Skip = SkipSpecial
 		return f, true
 	}
 	f.Size = fi.Size()
@@ -452,16 +433,14 @@ func (fr *fileReader) stat(root string, e walkEntry, opts Options) (f File, ok b
 		return f, true
 	}
 	limit := opts.maxBytes()
-	fh, err := os.Open(abs)
-	if err != nil {
-		f.Skip = SkipUnreadable
+	fi, err = readFile(ctx, abs, &fr.buf, limit+1)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return f, false
+	case fi != nil && isSpecial(fi.Mode()):
+		f.Skip = SkipSpecial // replaced by one since the Lstat
 		return f, true
-	}
-	fr.buf.Reset()
-	fr.buf.Grow(int(min(f.Size, limit)) + 1)
-	_, err = fr.buf.ReadFrom(io.LimitReader(fh, limit+1))
-	fh.Close()
-	if err != nil {
+	case err != nil:
 		f.Skip = SkipUnreadable
 		return f, true
 	}
@@ -474,4 +453,20 @@ func (fr *fileReader) stat(root string, e walkEntry, opts Options) (f File, ok b
 	f.BlobSHA = fr.blobID(data)
 	f.Skip = Classify(e.path, data, f.Size, opts)
 	return f, true
+}
+
+// symlink describes a symbolic link: its id is the hash of its target, as
+// in git, and it is skipped, never followed.
+func (fr *fileReader) symlink(abs string, f File) File {
+	target, err := os.Readlink(abs)
+	if err != nil {
+		f.Skip = SkipUnreadable
+		return f
+	}
+	f.Size = int64(len(target))
+	f.BlobSHA = fr.blobID([]byte(filepath.ToSlash(target)))
+	if f.Skip == "" {
+		f.Skip = symlinkReason(abs)
+	}
+	return f
 }

@@ -2,45 +2,69 @@ package source
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
-// Read returns the content of f. With rev == WorkingTreeRev it reads f.Path
-// from disk. Otherwise, when f.BlobSHA is set, it returns the content with
-// that id: from the work tree when the file there hashes to it (the hash
+// Content is a file's bytes together with the id and the stat of that same
+// read, so that content is never stored under a hash taken from another read
+// (a file edited between the listing and the read).
+type Content struct {
+	Data    []byte
+	BlobSHA string    // git's blob id of Data (for a read from git, the object id)
+	Size    int64     // len(Data)
+	ModTime time.Time // the file's mtime when it was opened; zero for a read from git
+
+	info fs.FileInfo // the opened file's stat, for StillCurrent; nil for a read from git
+}
+
+// Read returns the content of f; it is ReadContent without the id and stat.
+func (r *Repo) Read(ctx context.Context, f File, rev string) ([]byte, error) {
+	c, err := r.ReadContent(ctx, f, rev)
+	return c.Data, err
+}
+
+// ReadContent returns the content of f with its blob id. With rev ==
+// WorkingTreeRev it reads f.Path from disk (a regular file only) and hashes
+// those bytes; compare Content.BlobSHA with f.BlobSHA to tell an edit since
+// the listing, and call StillCurrent after using the bytes to tell an edit
+// during the read. Otherwise, when f.BlobSHA is set, it returns the content
+// with that id: from the work tree when the file there hashes to it (the hash
 // proves the bytes, and a clean checkout is read without git), else from
 // git's object database. When f.BlobSHA is empty, or neither place has that
 // content (a working-tree File edited again since it was listed), it returns
 // f.Path as of commit rev ("" means r.Head). Git is reached through a
 // long-lived `git cat-file --batch` process owned by r (see Close). A path
 // that rev does not have gives an error matching fs.ErrNotExist.
-func (r *Repo) Read(ctx context.Context, f File, rev string) ([]byte, error) {
+func (r *Repo) ReadContent(ctx context.Context, f File, rev string) (Content, error) {
 	if rev == WorkingTreeRev {
-		return r.readDisk(f.Path)
+		return r.readDisk(ctx, f.Path)
 	}
 	if !r.IsGit {
-		return nil, fmt.Errorf("read %s at %s: %w", f.Path, rev, ErrNotGit)
+		return Content{}, fmt.Errorf("read %s at %s: %w", f.Path, rev, ErrNotGit)
 	}
 	if rev == "" {
 		if rev = r.Head; rev == "" {
-			return nil, fmt.Errorf("read %s: %w", f.Path, ErrNoCommits)
+			return Content{}, fmt.Errorf("read %s: %w", f.Path, ErrNoCommits)
 		}
 	}
 	if err := checkRev(rev); err != nil {
-		return nil, fmt.Errorf("read %s: %w", f.Path, err)
+		return Content{}, fmt.Errorf("read %s: %w", f.Path, err)
 	}
 	if f.BlobSHA != "" {
-		if data, ok := r.readVerified(f); ok {
-			return data, nil
+		if data, ok := r.readVerified(ctx, f); ok {
+			return gitContent(data, f.BlobSHA), nil
 		}
 	}
 	r.mu.Lock()
@@ -49,73 +73,93 @@ func (r *Repo) Read(ctx context.Context, f File, rev string) ([]byte, error) {
 		r.blobs = r.NewBlobReader()
 	}
 	if f.BlobSHA != "" {
-		data, err := r.blobs.Read(ctx, f.BlobSHA)
+		data, _, err := r.blobs.read(ctx, f.BlobSHA)
 		if !errors.Is(err, fs.ErrNotExist) {
 			if err != nil {
-				return nil, fmt.Errorf("read %s: %w", f.Path, err)
+				return Content{}, fmt.Errorf("read %s: %w", f.Path, err)
 			}
-			return data, nil
+			return gitContent(data, f.BlobSHA), nil
 		}
 	}
-	data, err := r.blobs.Read(ctx, rev+":"+f.Path)
+	data, oid, err := r.blobs.read(ctx, rev+":"+f.Path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s at %s: %w", f.Path, rev, err)
+		return Content{}, fmt.Errorf("read %s at %s: %w", f.Path, rev, err)
 	}
-	return data, nil
+	return gitContent(data, oid), nil
+}
+
+func gitContent(data []byte, oid string) Content {
+	return Content{Data: data, BlobSHA: oid, Size: int64(len(data))}
+}
+
+// StillCurrent reports whether the file at path (slash-separated, relative
+// to the root) is still the one c was read from, unchanged: same file, same
+// size, same mtime. Content read from git is always current (an object never
+// changes). A false answer means c may mix two versions or be stale: read
+// the file again, or leave it for the next run.
+func (r *Repo) StillCurrent(path string, c Content) bool {
+	if c.info == nil {
+		return true
+	}
+	native := filepath.FromSlash(path)
+	if !filepath.IsLocal(native) {
+		return false
+	}
+	fi, err := os.Lstat(filepath.Join(r.Root, native))
+	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, c.info) {
+		return false
+	}
+	return c.info.Size() == c.Size && fi.Size() == c.Size && fi.ModTime().Equal(c.ModTime)
 }
 
 // readVerified returns f's bytes from the work tree if they hash to
 // f.BlobSHA.
-func (r *Repo) readVerified(f File) ([]byte, bool) {
+func (r *Repo) readVerified(ctx context.Context, f File) ([]byte, bool) {
 	native := filepath.FromSlash(f.Path)
 	if !filepath.IsLocal(native) {
 		return nil, false
 	}
-	abs := filepath.Join(r.Root, native)
-	fi, err := os.Lstat(abs)
-	if err != nil || !fi.Mode().IsRegular() || (f.Size > 0 && fi.Size() != f.Size) {
+	limit := int64(math.MaxInt64) // size unknown: read it all
+	if f.Size > 0 {
+		limit = f.Size + 1 // one more byte tells a file that grew
+	}
+	var buf bytes.Buffer
+	fi, err := readFile(ctx, filepath.Join(r.Root, native), &buf, limit)
+	if err != nil || (f.Size > 0 && fi.Size() != f.Size) || int64(buf.Len()) != fi.Size() {
 		return nil, false
 	}
-	fh, err := os.Open(abs)
-	if err != nil {
-		return nil, false
-	}
-	defer fh.Close()
-	data := make([]byte, fi.Size())
-	if _, err := io.ReadFull(fh, data); err != nil {
-		return nil, false
-	}
-	var one [1]byte
-	if n, _ := fh.Read(one[:]); n != 0 { // it grew
-		return nil, false
-	}
+	data := buf.Bytes()
 	if newFileReader(r.objectFormat).blobID(data) != f.BlobSHA {
 		return nil, false
 	}
 	return data, true
 }
 
-// readDisk reads a regular file below the root; it refuses paths that
-// would leave the root and anything but a regular file (reading a FIFO
-// would block, and a symlink may point anywhere).
-func (r *Repo) readDisk(p string) ([]byte, error) {
+// readDisk reads a regular file below the root and hashes the bytes it
+// read; it refuses paths that would leave the root and never opens
+// anything but a regular file (a FIFO or device could block, a symlink may
+// point anywhere).
+func (r *Repo) readDisk(ctx context.Context, p string) (Content, error) {
 	native := filepath.FromSlash(p)
 	if !filepath.IsLocal(native) {
-		return nil, fmt.Errorf("read %s: path is not inside the repository", p)
+		return Content{}, fmt.Errorf("read %s: path is not inside the repository", p)
 	}
-	abs := filepath.Join(r.Root, native)
-	fi, err := os.Lstat(abs)
+	var buf bytes.Buffer
+	fi, err := readFile(ctx, filepath.Join(r.Root, native), &buf, math.MaxInt64)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
+		return Content{}, fmt.Errorf("read %s: %w", p, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("read %s: not a regular file (%s)", p, fi.Mode().Type())
+	data := buf.Bytes()
+	if data == nil {
+		data = []byte{}
 	}
-	data, err := os.ReadFile(abs)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", p, err)
-	}
-	return data, nil
+	return Content{
+		Data:    data,
+		BlobSHA: newFileReader(r.objectFormat).blobID(data),
+		Size:    int64(len(data)),
+		ModTime: fi.ModTime(),
+		info:    fi,
+	}, nil
 }
 
 // BlobReader reads objects from a repository through one long-lived
@@ -123,7 +167,8 @@ func (r *Repo) readDisk(p string) ([]byte, error) {
 // a cancelled read. It is safe for concurrent use, one read at a time; open
 // several for parallel reads. Close stops the process.
 type BlobReader struct {
-	root string
+	root         string
+	objectFormat string
 
 	mu     sync.Mutex
 	cmd    *exec.Cmd
@@ -138,7 +183,7 @@ type BlobReader struct {
 // NewBlobReader returns a reader of r's objects. No process starts until
 // the first Read.
 func (r *Repo) NewBlobReader() *BlobReader {
-	return &BlobReader{root: r.Root}
+	return &BlobReader{root: r.Root, objectFormat: r.objectFormat}
 }
 
 var errReaderClosed = errors.New("blob reader is closed")
@@ -149,70 +194,81 @@ var errReaderClosed = errors.New("blob reader is closed")
 // during the read the process is stopped (its protocol state is lost) and
 // the next Read starts another.
 func (b *BlobReader) Read(ctx context.Context, name string) ([]byte, error) {
+	data, _, err := b.read(ctx, name)
+	return data, err
+}
+
+// read is Read, also returning the object id git resolved name to.
+func (b *BlobReader) read(ctx context.Context, name string) ([]byte, string, error) {
 	if name == "" || strings.HasPrefix(name, "-") {
-		return nil, fmt.Errorf("read object %q: invalid name", name)
+		return nil, "", fmt.Errorf("read object %q: invalid name", name)
 	}
 	if strings.ContainsAny(name, "\n\x00") {
-		// The batch protocol is line-based: ask a one-off process instead.
-		return readOneObject(ctx, b.root, name)
+		// The batch protocol is line-based: ask a one-off process instead,
+		// and hash what it printed (a blob's id is the hash of its bytes).
+		data, err := readOneObject(ctx, b.root, name)
+		if err != nil {
+			return nil, "", err
+		}
+		return data, newFileReader(b.objectFormat).blobID(data), nil
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
-		return nil, errReaderClosed
+		return nil, "", errReaderClosed
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if b.cmd == nil {
 		if err := b.start(ctx); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 	}
 	stopWatch := context.AfterFunc(ctx, b.stop)
-	data, err := b.roundTrip(name)
+	data, oid, err := b.roundTrip(name)
 	watching := stopWatch()
 	if !watching || (err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errNotBlob)) {
 		// The process was killed, died, or is out of step: drop it.
 		stderr := b.stderr
 		_ = b.shutdown()
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("read object %s: %w", name, ctx.Err())
+			return nil, "", fmt.Errorf("read object %s: %w", name, ctx.Err())
 		}
 		if err != nil {
-			return nil, &GitError{Args: []string{"cat-file", "--batch"}, Err: fmt.Errorf("read object %s: %w", name, err), Stderr: stderr.String()}
+			return nil, "", &GitError{Args: []string{"cat-file", "--batch"}, Err: fmt.Errorf("read object %s: %w", name, err), Stderr: stderr.String()}
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read object %s: %w", name, err)
+		return nil, "", fmt.Errorf("read object %s: %w", name, err)
 	}
-	return data, nil
+	return data, oid, nil
 }
 
 var errNotBlob = errors.New("not a blob")
 
-func (b *BlobReader) roundTrip(name string) ([]byte, error) {
+func (b *BlobReader) roundTrip(name string) ([]byte, string, error) {
 	if _, err := b.stdin.WriteString(name + "\n"); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if err := b.stdin.Flush(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	obj, err := readBatchHeader(b.stdout)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if obj.missing {
-		return nil, fs.ErrNotExist
+		return nil, "", fs.ErrNotExist
 	}
 	data := make([]byte, obj.size+1)
 	if _, err := io.ReadFull(b.stdout, data); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if obj.typ != "blob" {
-		return nil, fmt.Errorf("%w: a %s", errNotBlob, obj.typ)
+		return nil, "", fmt.Errorf("%w: a %s", errNotBlob, obj.typ)
 	}
-	return data[:obj.size:obj.size], nil
+	return data[:obj.size:obj.size], obj.oid, nil
 }
 
 // start launches the process. Its lifetime is the reader's, not ctx's:

@@ -1,9 +1,11 @@
 package source
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +54,11 @@ func walkPlain(ctx context.Context, root string) ([]walkEntry, error) {
 		}
 		for _, e := range entries {
 			if e.Name() == ".gitignore" && e.Type().IsRegular() {
-				if data, err := os.ReadFile(filepath.Join(abs, ".gitignore")); err == nil {
+				var buf bytes.Buffer
+				if _, err := readFile(ctx, filepath.Join(abs, ".gitignore"), &buf, math.MaxInt64); err == nil {
 					// A full slice expression makes append copy, so siblings
 					// never see each other's rules.
-					rules = append(rules[:len(rules):len(rules)], parseIgnore(dir, data)...)
+					rules = append(rules[:len(rules):len(rules)], parseIgnore(dir, buf.Bytes())...)
 				}
 				break
 			}
