@@ -44,14 +44,14 @@ func ref(s symbols.Symbol) SymbolRef {
 }
 
 func (s *Server) registerCode() {
-	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies; granularity files ranks files instead, each with its best definitions.", s.searchCode)
-	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", s.searchSymbols)
-	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", s.readSymbol)
-	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops.", s.walker(graph.Callers))
-	addTool(s, "find_callees", "List the symbols a symbol calls, up to depth hops, plus calls into code outside the repository by name.", s.walker(graph.Callees))
-	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", s.findImports)
+	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies; granularity files ranks files instead, each with its best definitions.", indexedOnly(s, s.searchCode))
+	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", indexedOnly(s, s.searchSymbols))
+	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", indexedOnly(s, s.readSymbol))
+	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops.", indexedOnly(s, s.walker(graph.Callers)))
+	addTool(s, "find_callees", "List the symbols a symbol calls, up to depth hops, plus calls into code outside the repository by name.", indexedOnly(s, s.walker(graph.Callees)))
+	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", indexedOnly(s, s.findImports))
 	addTool(s, "index_file", "Index a working-tree file of the repository now (revision working-tree) and list its symbols.", s.indexFile)
-	addTool(s, "retrieve_context", "Hybrid search packed into whole symbols under a token budget: prompt-ready source with its sources listed.", s.retrieveContext)
+	addTool(s, "retrieve_context", "Hybrid search packed into whole symbols under a token budget: prompt-ready source with its sources listed.", indexedOnly(s, s.retrieveContext))
 }
 
 // search_symbols

@@ -94,7 +94,17 @@ func (s *Server) runSearch(ctx context.Context, query string, opts search.Option
 	if errors.Is(err, search.ErrEmptyQuery) {
 		return nil, argError("query %q has nothing searchable in it: give a name or a question", query)
 	}
-	return resp, err
+	if err != nil {
+		return nil, err
+	}
+	// The search survives failed channels and lists them; when the database is the
+	// reason, every channel failed and "no results" would be a lie.
+	if len(resp.Unavailable) > 0 {
+		if down := s.unavailable(ctx); down != nil {
+			return nil, down
+		}
+	}
+	return resp, nil
 }
 
 func (s *Server) searchCode(ctx context.Context, _ *mcp.CallToolRequest, in SearchCodeIn) (SearchCodeOut, error) {

@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -59,7 +60,8 @@ type Server struct {
 	mem    *memory.Store
 	tools  []*mcp.Tool
 
-	indexMu sync.Mutex // one working-tree index run at a time
+	indexMu sync.Mutex  // one working-tree index run at a time
+	indexed atomic.Bool // an index run has finished: requireIndexed need not ask again
 }
 
 // New returns a server with every tool registered. A Config with no database still
@@ -129,13 +131,28 @@ func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, 
 		defer cancel()
 		out, err = h(ctx, req, in)
 		if err != nil {
-			if errors.Is(err, context.DeadlineExceeded) {
-				err = fmt.Errorf("%s: timed out after %s", name, s.cfg.Timeout)
-			}
-			return nil, out, err
+			return nil, out, s.explain(ctx, name, err)
 		}
 		return nil, out, nil
 	})
+}
+
+// explain turns a tool's failure into what the agent can act on: a database
+// outage is named as one (a query error alone can read as a bug), a timeout says
+// how long it waited.
+func (s *Server) explain(ctx context.Context, name string, err error) error {
+	var ba badArg
+	var ni notIndexedError
+	if errors.As(err, &ba) || errors.As(err, &ni) {
+		return err
+	}
+	if down := s.unavailable(ctx); down != nil {
+		return fmt.Errorf("%s: %w", name, down)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: timed out after %s", name, s.cfg.Timeout)
+	}
+	return err
 }
 
 func schemaFor[T any]() *jsonschema.Schema {

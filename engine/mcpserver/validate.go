@@ -20,10 +20,15 @@ const (
 	maxOmitted    = 20       // pruned candidates reported
 )
 
-// argError is a bad tool argument.
+// argError is a bad tool argument: the agent's to fix, so no outage check is
+// made for it.
 func argError(format string, args ...any) error {
-	return fmt.Errorf("invalid argument: "+format, args...)
+	return badArg{fmt.Errorf("invalid argument: "+format, args...)}
 }
+
+type badArg struct{ error }
+
+func (e badArg) Unwrap() error { return e.error }
 
 // text checks a free-text argument: valid UTF-8, no NUL, at most limit bytes.
 func text(field, v string, limit int, required bool) (string, error) {

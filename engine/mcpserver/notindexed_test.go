@@ -1,0 +1,44 @@
+package mcpserver_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/mcpserver"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestNotIndexedIsAnError: on a repository registered but never indexed, the code
+// tools say what to run instead of answering with nothing; index_file is the way
+// out, and afterwards they answer.
+func TestNotIndexedIsAnError(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.OpenTenant(t, pgtest.URL(t), pg.DefaultTenant)
+	root := indextest.Repo(t)
+	repo, err := db.EnsureRepository(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: pg.DefaultTenant, Embedder: indextest.Embedder()})
+	cs := connect(t, srv)
+	for _, cc := range codeCalls {
+		if cc.tool == "index_file" {
+			continue
+		}
+		wantContains(t, cc.tool+" before any index", callErr(t, cs, cc.tool, cc.args),
+			"not indexed", "spelunk index "+root, "index_file")
+	}
+	// Memory needs no index.
+	call[map[string]any](t, cs, "briefing", map[string]any{})
+
+	ix := call[mcpserver.IndexFileOut](t, cs, "index_file", map[string]any{"path": "billing/refund.go"})
+	if len(ix.Symbols) == 0 {
+		t.Fatalf("index_file: no symbols: %+v", ix)
+	}
+	out := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"})
+	if len(out.Results) == 0 || out.Results[0].Name != "IsEligibleForRefund" {
+		t.Fatalf("search_code after index_file: %+v", out.Results)
+	}
+}
