@@ -158,10 +158,7 @@ func (s *scanner) assignment(i, j int) {
 		return
 	}
 	n := len(src)
-	p := j
-	if ks > 0 && p < n && (src[ks-1] == '"' || src[ks-1] == '\'') && src[p] == src[ks-1] {
-		p++ // a quoted key: JSON, Python dicts
-	}
+	p := closeKey(src, ks, j)
 	for p < n && class[src[p]]&cSpace != 0 {
 		p++
 	}
@@ -195,30 +192,9 @@ func (s *scanner) assignment(i, j int) {
 	if c := src[p]; (c == 'b' || c == 'r' || c == 'u' || c == 'f' || c == 'B' || c == 'R') && p+1 < n && isQuote(src[p+1]) {
 		p++ // Python string prefixes: b"...", r'...'
 	}
-	var vs, ve int
-	quoted := isQuote(src[p])
-	if quoted {
-		q := src[p]
-		vs = p + 1
-		ve = vs
-		for ve < n && src[ve] != q && src[ve] != '\n' {
-			if src[ve] == '\\' && q != '`' {
-				ve++
-			}
-			ve++
-		}
-		if ve >= n || src[ve] != q {
-			return
-		}
-	} else {
-		vs = p
-		ve = p
-		for ve < n && class[src[ve]]&cBareStop == 0 {
-			ve++
-		}
-		if !bareLiteral(src, ks, ve) {
-			return
-		}
+	vs, ve, quoted, ok := value(src, ks, p)
+	if !ok {
+		return
 	}
 	v := src[vs:ve]
 	if !plausibleSecret(v, kind, quoted) || hasPrefixFold(v, src[ks:j]) {
@@ -365,7 +341,7 @@ func (s *scanner) literal(i int) {
 	src := s.src
 	q := src[i]
 	j := s.run(i+1, cB64)
-	if j >= len(src) || src[j] != q || j-(i+1) < minEntropyLen {
+	if j >= len(src) || src[j] != q && !escapedClose(src, i, j) || j-(i+1) < minEntropyLen {
 		return
 	}
 	if v := src[i+1 : j]; looksRandom(v) {
