@@ -26,7 +26,8 @@ type Content struct {
 	Size    int64     // len(Data)
 	ModTime time.Time // the file's mtime when it was opened; zero for a read from git
 
-	info fs.FileInfo // the opened file's stat, for StillCurrent; nil for a read from git
+	info   fs.FileInfo // the opened file's stat, for StillCurrent; nil for a read from git
+	readAt time.Time   // when the read started
 }
 
 // Read returns the content of f; it is ReadContent without the id and stat.
@@ -92,11 +93,17 @@ func gitContent(data []byte, oid string) Content {
 	return Content{Data: data, BlobSHA: oid, Size: int64(len(data))}
 }
 
+// racyWindow is how close to a read a file's mtime must be for the stat
+// to prove nothing: two writes within one timestamp tick (up to 2s on FAT,
+// a clock tick elsewhere) leave the same mtime, as in "racy git".
+const racyWindow = 3 * time.Second
+
 // StillCurrent reports whether the file at path (slash-separated, relative
 // to the root) is still the one c was read from, unchanged: same file, same
-// size, same mtime. Content read from git is always current (an object never
-// changes). A false answer means c may mix two versions or be stale: read
-// the file again, or leave it for the next run.
+// size, same mtime, and, when it was modified just before or during the
+// read (racyWindow), the same bytes. Content read from git is always current
+// (an object never changes). A false answer means c may mix two versions or
+// be stale: read the file again, or leave it for the next run.
 func (r *Repo) StillCurrent(path string, c Content) bool {
 	if c.info == nil {
 		return true
@@ -105,11 +112,22 @@ func (r *Repo) StillCurrent(path string, c Content) bool {
 	if !filepath.IsLocal(native) {
 		return false
 	}
-	fi, err := os.Lstat(filepath.Join(r.Root, native))
+	abs := filepath.Join(r.Root, native)
+	fi, err := os.Lstat(abs)
 	if err != nil || !fi.Mode().IsRegular() || !os.SameFile(fi, c.info) {
 		return false
 	}
-	return c.info.Size() == c.Size && fi.Size() == c.Size && fi.ModTime().Equal(c.ModTime)
+	if c.info.Size() != c.Size || fi.Size() != c.Size || !fi.ModTime().Equal(c.ModTime) {
+		return false
+	}
+	if c.ModTime.Before(c.readAt.Add(-racyWindow)) {
+		return true // any later write would have moved the mtime
+	}
+	var buf bytes.Buffer
+	if _, err := readFile(context.Background(), abs, &buf, c.Size+1); err != nil {
+		return false
+	}
+	return bytes.Equal(buf.Bytes(), c.Data)
 }
 
 // readVerified returns f's bytes from the work tree if they hash to
@@ -145,6 +163,7 @@ func (r *Repo) readDisk(ctx context.Context, p string) (Content, error) {
 		return Content{}, fmt.Errorf("read %s: path is not inside the repository", p)
 	}
 	var buf bytes.Buffer
+	start := time.Now()
 	fi, err := readFile(ctx, filepath.Join(r.Root, native), &buf, math.MaxInt64)
 	if err != nil {
 		return Content{}, fmt.Errorf("read %s: %w", p, err)
@@ -159,6 +178,7 @@ func (r *Repo) readDisk(ctx context.Context, p string) (Content, error) {
 		Size:    int64(len(data)),
 		ModTime: fi.ModTime(),
 		info:    fi,
+		readAt:  start,
 	}, nil
 }
 
