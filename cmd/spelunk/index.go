@@ -66,7 +66,8 @@ func newIndexCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&opts.Full, "full", false, "drop the repository's index and rebuild it from scratch")
+	f.BoolVar(&opts.Full, "full", false, "re-index and re-embed every file (the old rows serve searches until each file is replaced)")
+	f.BoolVar(&opts.NoWait, "no-wait", false, "fail instead of waiting when another index of the repository is running")
 	f.BoolVar(&opts.WorkingTree, "working-tree", false, "also index uncommitted changes (marked revision working-tree)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this")
 	f.IntVar(&opts.Workers, "workers", 0, "parse workers (default: one per core)")
@@ -74,6 +75,10 @@ func newIndexCmd(g *globals) *cobra.Command {
 }
 
 func printProgress(p index.Progress) {
+	if strings.HasPrefix(p.Phase, "waiting") {
+		statusLine(p.Phase) // no counts yet: the run has not started
+		return
+	}
 	line := fmt.Sprintf("%-9s files %d/%d  chunks %d  embedded %d/%d  skipped %d  %.0f files/s",
 		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, p.Embedded, p.EmbedQueued, p.FilesSkipped, p.Rate())
 	statusLine(line + etaSuffix(p.ETA()))

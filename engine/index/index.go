@@ -17,9 +17,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -41,7 +39,12 @@ type Embedder interface {
 
 // Options configure one run.
 type Options struct {
-	Full         bool  // drop the repository's rows and index from scratch
+	// Full re-indexes and re-embeds every file. Each file's rows are replaced in
+	// one transaction, so searches keep finding the old rows until then.
+	Full bool
+	// NoWait fails with ErrBusy instead of waiting when another run (in any
+	// process) is indexing the same repository.
+	NoWait       bool
 	WorkingTree  bool  // index uncommitted changes too (revision "working-tree")
 	MaxFileBytes int64 // skip larger files; 0 = 1 MiB
 	Workers      int   // parse workers; 0 = one per core
@@ -61,7 +64,7 @@ type Options struct {
 
 // Progress is a snapshot of a run.
 type Progress struct {
-	Phase        string // "listing", "indexing", "embedding", "resolving", "done"
+	Phase        string // "waiting: ...", "listing", "indexing", "embedding", "resolving", "done"
 	FilesTotal   int    // files to (re)index in this run
 	FilesDone    int
 	FilesSkipped int
@@ -127,7 +130,8 @@ type stored struct {
 	status string
 }
 
-// Index brings the database in line with the repository at dir.
+// Index brings the database in line with the repository at dir. Runs on one
+// repository are serialised across processes (see lockRun).
 func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary, error) {
 	start := time.Now()
 	repo, err := source.Open(ctx, dir)
@@ -157,186 +161,23 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		return sum, err
 	}
 	sum.RepositoryID = rec.ID
+	prog := newProgressTracker(opts, start)
+	lock, err := lockRun(ctx, ix.db, rec.ID, key, opts.NoWait, prog)
+	if err != nil {
+		return sum, err
+	}
+	defer lock.release()
+	prog.restart(time.Now()) // rates count from the end of any wait
 	if err := ix.db.RegisterModel(ctx, pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}); err != nil {
 		return sum, err
 	}
-
-	prog := newProgressTracker(opts, start)
-	prog.phase("listing")
-	targets, revision, err := listTargets(ctx, repo, opts)
-	if err != nil {
-		return sum, err
+	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock,
+		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name()}}
+	if err := r.execute(ctx); err != nil {
+		return r.sum, err
 	}
-	sum.Revision = revision
-
-	w := &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name()}
-	interrupted, err := w.beginRun(ctx, opts.Full)
-	if err != nil {
-		return sum, err
-	}
-	have, err := w.storedFiles(ctx)
-	if err != nil {
-		return sum, err
-	}
-
-	var todo []target
-	keep := make(map[string]bool, len(targets))
-	for _, t := range targets {
-		keep[t.Path] = true
-		if s, ok := have[t.Path]; ok && s.blob == t.BlobSHA && s.status != "" {
-			sum.FilesUnchanged++
-			continue
-		}
-		todo = append(todo, t)
-	}
-	var deleted []string
-	for p := range have {
-		if !keep[p] {
-			deleted = append(deleted, p)
-		}
-	}
-	sort.Strings(deleted)
-	sum.FilesDeleted = len(deleted)
-
-	paths := make([]string, 0, len(targets))
-	goMods := map[string][]byte{}
-	for _, t := range targets {
-		paths = append(paths, t.Path)
-		if path.Base(t.Path) == "go.mod" && t.Skip == "" {
-			if data, err := repo.Read(ctx, t.File, t.revision); err == nil {
-				goMods[t.Path] = data
-			}
-		}
-	}
-	resolver := newImportResolver(paths, goMods)
-
-	// A first index (or one that rewrites most of the repository) loads faster
-	// without the HNSW index, which is then built in one pass at the end.
-	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
-	deferred := false
-	if len(todo) >= 200 && len(todo) > len(have)/2 {
-		if deferred, err = ix.db.DeferModelIndex(ctx, model, rec.ID); err != nil {
-			return sum, err
-		}
-	}
-	prog.setTotal(len(todo))
-	prog.phase("indexing")
-	emb := newEmbedStage(ix.db, rec.ID, ix.emb, prog)
-	g, gctx := errgroup.WithContext(ctx)
-	embedDone := make(chan struct{})
-	g.Go(func() error {
-		defer close(embedDone)
-		return emb.run(gctx)
-	})
-	g.Go(func() error {
-		defer emb.close()
-		if err := emb.enqueuePending(gctx); err != nil {
-			return err
-		}
-		if len(deleted) > 0 {
-			if err := w.deleteFiles(gctx, deleted); err != nil {
-				return err
-			}
-		}
-		return ix.pipeline(gctx, repo, todo, resolver, w, emb, prog, opts)
-	})
-	if err := g.Wait(); err != nil {
-		return sum, err
-	}
-
-	if deferred {
-		prog.phase("building the vector index")
-		if err := ix.db.BuildModelIndex(ctx, model); err != nil {
-			return sum, err
-		}
-	}
-	changed := len(todo) > 0 || len(deleted) > 0 || interrupted || opts.Full
-	bulk := opts.Full || len(todo)+len(deleted) > max(len(have)/10, 20)
-	if changed && bulk {
-		// Statistics before resolving too: a repository new to a database that
-		// already holds others has no rows in the planner's view, and the edge
-		// resolution then ran as nested loops for minutes (13 min at 140k edges).
-		prog.phase("analyzing")
-		if err := ix.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
-			return sum, err
-		}
-	}
-	if changed {
-		prog.phase("resolving")
-		added := false
-		for _, t := range todo {
-			if _, ok := have[t.Path]; !ok {
-				added = true
-				break
-			}
-		}
-		if added || len(deleted) > 0 || interrupted || opts.Full {
-			if err := w.reresolveImports(ctx, resolver); err != nil {
-				return sum, err
-			}
-		}
-		// A small change re-resolves only what it can affect; a large one, a first
-		// run or a run after a crash reconsiders every edge.
-		var scope []string
-		if !interrupted && !opts.Full && len(have) > 0 && len(todo)+len(deleted) < max(len(have)/5, 50) {
-			scope = make([]string, 0, len(todo)+len(deleted))
-			for _, t := range todo {
-				scope = append(scope, t.Path)
-			}
-			scope = append(scope, deleted...)
-		}
-		if err := w.resolveEdges(ctx, scope); err != nil {
-			return sum, err
-		}
-		if touchesGo(todo, deleted) || interrupted || opts.Full {
-			if err := w.linkGoImplementations(ctx); err != nil {
-				return sum, err
-			}
-		}
-	}
-	// Fresh statistics after a bulk change: without them the planner treats the new
-	// rows as absent and picks nested loops and sequential scans (searches right
-	// after a first index took 100 ms instead of 5).
-	if bulk {
-		prog.phase("analyzing")
-		if err := ix.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
-			return sum, err
-		}
-	}
-	counts, err := w.counts(ctx)
-	if err != nil {
-		return sum, err
-	}
-	sum.Symbols, sum.Edges, sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
-	p := prog.snapshot()
-	sum.FilesIndexed = p.FilesDone - p.FilesSkipped
-	sum.FilesSkipped = p.FilesSkipped
-	sum.Embedded = p.Embedded
-	if emb.unavailable != nil {
-		sum.Notes = append(sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", emb.unavailable, sum.PendingEmbedding))
-	}
-	if err := w.finishRun(ctx, repo.Head, repo.Branch, opts.WorkingTree, ix.emb.Name()); err != nil {
-		return sum, err
-	}
-	prog.phase("done")
-	sum.DurationMS = time.Since(start).Milliseconds()
-	return sum, nil
-}
-
-// touchesGo reports whether a run wrote or deleted Go files (only those change
-// which Go types implement which interfaces).
-func touchesGo(todo []target, deleted []string) bool {
-	for _, t := range todo {
-		if strings.HasSuffix(t.Path, ".go") {
-			return true
-		}
-	}
-	for _, p := range deleted {
-		if strings.HasSuffix(p, ".go") {
-			return true
-		}
-	}
-	return false
+	r.sum.DurationMS = time.Since(start).Milliseconds()
+	return r.sum, nil
 }
 
 // listTargets returns the files the index should hold and the revision label.

@@ -25,6 +25,10 @@ func TestMain(m *testing.M) {
 		crashChild()
 		return
 	}
+	if os.Getenv("SPELUNK_LOCK_CHILD") == "1" {
+		lockChild()
+		return
+	}
 	pgtest.Main(m)
 }
 

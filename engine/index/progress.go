@@ -48,6 +48,13 @@ func (t *progressTracker) phase(name string) {
 	t.update(true, func(p *Progress) { p.Phase = name })
 }
 
+// restart counts elapsed time (and so rates) from now, after a wait for another run.
+func (t *progressTracker) restart(now time.Time) {
+	t.mu.Lock()
+	t.start = now
+	t.mu.Unlock()
+}
+
 func (t *progressTracker) setTotal(n int) { t.update(false, func(p *Progress) { p.FilesTotal = n }) }
 
 func (t *progressTracker) fileDone(skipped bool, chunks int) {

@@ -5,10 +5,13 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/spelunkhq/spelunk/engine/parse"
@@ -20,6 +23,11 @@ type writer struct {
 	db     *pg.DB
 	repoID int64
 	model  string
+
+	started time.Time // this run's indexing_started, set by beginRun
+	// reuseSince, when set, limits vector reuse to vectors computed from then on
+	// (a full run re-embeds everything once, as from scratch).
+	reuseSince time.Time
 
 	mu   sync.Mutex // guards gone and names: several writers run at once
 	gone []int64    // symbols deleted by this run (their callers need resolving again)
@@ -96,14 +104,19 @@ func (w *writer) forget(ctx context.Context, q interface {
 
 // beginRun marks a run as started. It reports whether the previous run was
 // interrupted (started but never finished), in which case edges are re-resolved even
-// when no file changed. Full drops every file of the repository first.
+// when no file changed. A full run reuses no vector stored before it began.
 func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err error) {
+	var started time.Time
 	err = w.db.Pool.QueryRow(ctx, `
 		WITH prev AS (SELECT indexing_started IS NOT NULL AS running FROM repositories WHERE id = $1)
 		UPDATE repositories SET indexing_started = now() WHERE id = $1
-		RETURNING (SELECT running FROM prev)`, w.repoID).Scan(&interrupted)
+		RETURNING (SELECT running FROM prev), indexing_started`, w.repoID).Scan(&interrupted, &started)
 	if err != nil {
 		return false, fmt.Errorf("start indexing run: %w", err)
+	}
+	w.started = started
+	if full {
+		w.reuseSince = started
 	}
 	// A new embedding model: every symbol needs a vector in the new space. The old
 	// vectors stay (their own partial index) until the repository switches models at
@@ -113,27 +126,24 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 		  AND (SELECT coalesce(embedding_model, $2) FROM repositories WHERE id = $1) <> $2`, w.repoID, w.model); err != nil {
 		return interrupted, fmt.Errorf("queue symbols for the new embedding model: %w", err)
 	}
-	if full {
-		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1`, w.repoID); err != nil {
-			return interrupted, fmt.Errorf("drop postings: %w", err)
-		}
-		if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1`, w.repoID); err != nil {
-			return interrupted, fmt.Errorf("drop indexed files: %w", err)
-		}
-	}
 	return interrupted, nil
 }
 
 // finishRun records the commit the index is based on (HEAD, also when uncommitted
 // changes were indexed on top of it: working_tree says so), so staleness is known.
-func (w *writer) finishRun(ctx context.Context, head, branch string, workingTree bool, model string) error {
-	_, err := w.db.Pool.Exec(ctx, `
+// It runs on the run lock's session and only while the repository still carries
+// this run's start, so a run that lost its lock cannot mark the index fresh.
+func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch string, workingTree bool, model string) error {
+	tag, err := lock.Exec(ctx, `
 		UPDATE repositories SET indexing_started = NULL, last_indexed_at = now(),
 			last_commit = NULLIF($2, ''), working_tree = $3, embedding_model = $4,
 			default_branch = COALESCE(NULLIF($5, ''), default_branch)
-		WHERE id = $1`, w.repoID, head, workingTree, model, branch)
+		WHERE id = $1 AND indexing_started = $6`, w.repoID, head, workingTree, model, branch, w.started)
 	if err != nil {
 		return fmt.Errorf("finish indexing run: %w", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("finish indexing run: another run started on the repository meanwhile; index again")
 	}
 	return nil
 }
@@ -321,8 +331,13 @@ func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string
 	if len(hashes) == 0 {
 		return out, nil
 	}
+	since := pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
+	if !w.reuseSince.IsZero() {
+		since = pgtype.Timestamptz{Time: w.reuseSince, Valid: true}
+	}
 	rows, err := tx.Query(ctx, `SELECT DISTINCT ON (content_hash) content_hash, embedding FROM symbol_embeddings
-		WHERE repository_id = $1 AND model = $2 AND content_hash = ANY($3)`, w.repoID, w.model, hashes)
+		WHERE repository_id = $1 AND model = $2 AND content_hash = ANY($3) AND created_at >= $4`,
+		w.repoID, w.model, hashes, since)
 	if err != nil {
 		return nil, fmt.Errorf("look up reusable embeddings: %w", err)
 	}

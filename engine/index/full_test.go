@@ -1,0 +1,142 @@
+package index_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestFullKeepsServing: while a full run rewrites the repository, every file and
+// its symbols stay visible; files gone from the repository are deleted; the result
+// is re-embedded from scratch and equals a clean index.
+func TestFullKeepsServing(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := fixtureRepo(t)
+	ctx := context.Background()
+	ix := index.New(db, hashing())
+	if _, err := ix.Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	git(t, repo, "rm", "-q", "js/lib/money.js")
+	git(t, repo, "commit", "-q", "-m", "drop money.js")
+	var files int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM files WHERE path <> 'js/lib/money.js'`).Scan(&files); err != nil {
+		t.Fatal(err)
+	}
+
+	var mu sync.Mutex
+	checks := 0
+	var problems []string
+	opts := index.Options{Full: true, Workers: 1, ProgressEvery: time.Nanosecond}
+	index.SetBatchFiles(&opts, 3)
+	opts.Progress = func(p index.Progress) {
+		if p.Phase != "indexing" || p.FilesDone == 0 || p.FilesDone >= p.FilesTotal {
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		var n, refund int
+		err := db.Pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM files WHERE path <> 'js/lib/money.js'),
+			(SELECT count(*) FROM symbols WHERE name = 'IssueRefund')`).Scan(&n, &refund)
+		checks++
+		if err != nil || n != files || refund != 1 {
+			problems = append(problems, fmt.Sprintf("after %d of %d files: %d of %d files, %d IssueRefund (%v)",
+				p.FilesDone, p.FilesTotal, n, files, refund, err))
+		}
+	}
+	sum, err := ix.Index(ctx, repo, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checks < 3 {
+		t.Fatalf("only %d checks during the run: the test proves nothing", checks)
+	}
+	if len(problems) > 0 {
+		t.Fatalf("during the full run the old rows did not serve:\n%s", strings.Join(problems, "\n"))
+	}
+	if sum.FilesDeleted != 1 || sum.FilesUnchanged != 0 || sum.Embedded != sum.Symbols {
+		t.Fatalf("full run %+v: want every file rewritten and re-embedded, money.js deleted", sum)
+	}
+	clean := pgtest.Open(t)
+	if _, err := index.New(clean, hashing()).Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := snapshot(t, db), snapshot(t, clean); a != b {
+		t.Fatalf("full run differs from a clean index:\n%s", diffLines(a, b))
+	}
+}
+
+// bigRepo writes n small Go files (enough for a bulk load, which may defer the HNSW
+// index) into a new git repository.
+func bigRepo(t *testing.T, name string, n int) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), name)
+	for i := range n {
+		pkg := fmt.Sprintf("p%02d", i%20)
+		if err := os.MkdirAll(filepath.Join(dir, pkg), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		src := fmt.Sprintf("package %s\n\n// F%d is number %d of %s.\nfunc F%d(x int) int { return x + %d }\n", pkg, i, i, name, i, i)
+		writeFile(t, filepath.Join(dir, pkg, fmt.Sprintf("f%d.go", i)), src)
+	}
+	git(t, dir, "init", "-q", "-b", "main")
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "generated")
+	return mustReal(t, dir)
+}
+
+// TestVectorIndexStays: the HNSW index is deferred only for a model's first load;
+// a full rebuild of that repository and the load of a second one keep it in place
+// (dropping it stalled every search of the shared table).
+func TestVectorIndexStays(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	ix := index.New(db, hashing())
+	indexName := "symbol_embeddings_" + pg.ModelIndexName(hashing().Name())
+	exists := func() bool {
+		var n int
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = $1`, indexName).Scan(&n); err != nil {
+			t.Error(err)
+		}
+		return n == 1
+	}
+	// run indexes dir and reports whether the index was dropped during the load.
+	run := func(dir string, full bool) (deferred, missing bool) {
+		opts := index.Options{Full: full, Workers: 1, ProgressEvery: time.Nanosecond}
+		opts.Progress = func(p index.Progress) {
+			switch {
+			case p.Phase == "building the vector index":
+				deferred = true
+			case p.Phase == "indexing" && p.FilesDone > 0 && p.FilesDone%50 == 0 && !exists():
+				missing = true
+			}
+		}
+		if _, err := ix.Index(ctx, dir, opts); err != nil {
+			t.Fatal(err)
+		}
+		if !exists() {
+			t.Fatalf("%s: no vector index after the run", dir)
+		}
+		return deferred, missing
+	}
+
+	first := bigRepo(t, "first", 220)
+	if deferred, missing := run(first, false); !deferred || !missing {
+		t.Fatalf("first load of the model: deferred %v, dropped %v; want the index built after the load", deferred, missing)
+	}
+	if deferred, missing := run(first, true); deferred || missing {
+		t.Fatal("a full rebuild dropped the vector index its own old vectors are searched through")
+	}
+	if deferred, missing := run(bigRepo(t, "second", 220), false); deferred || missing {
+		t.Fatal("loading a second repository dropped the vector index the first one is searched through")
+	}
+}

@@ -1,0 +1,83 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// ErrBusy is returned (wrapped) by Index with Options.NoWait when another run,
+// in this process or another, is indexing the same repository.
+var ErrBusy = errors.New("another index of the repository is running")
+
+// lockSpace is the first key of the two-key advisory locks that serialise index
+// runs. Nothing else in spelunk takes two-key locks, so these never collide with
+// the single-key ones (migrations, model registration, memory).
+const lockSpace int32 = 0x5350_4c4b // "SPLK"
+
+// runLock is a session advisory lock on one repository, held on a connection of
+// its own for the whole run: two runs interleaving their deletes and inserts
+// failed on duplicate keys and left the index half-written yet marked fresh.
+type runLock struct {
+	conn *pgxpool.Conn
+	key  int32
+}
+
+// lockRun takes the repository's run lock. When another run holds it, it reports
+// that through prog and waits (until ctx ends), or with noWait returns ErrBusy.
+func lockRun(ctx context.Context, db *pg.DB, repoID int64, name string, noWait bool, prog *progressTracker) (*runLock, error) {
+	conn, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("index %s: connect for the run lock: %w", name, err)
+	}
+	// Ids are identity values far below 2^32; folding the high half in keeps
+	// larger ones distinct enough (a collision would only serialise two runs).
+	l := &runLock{conn: conn, key: int32(repoID) ^ int32(repoID>>32)}
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, lockSpace, l.key).Scan(&got); err != nil {
+		l.drop()
+		return nil, fmt.Errorf("index %s: take the run lock: %w", name, err)
+	}
+	if got {
+		return l, nil
+	}
+	if noWait {
+		l.drop()
+		return nil, fmt.Errorf("index %s: %w (wait for it to finish, or run without --no-wait)", name, ErrBusy)
+	}
+	prog.phase("waiting: another index of " + name + " is running")
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, $2)`, lockSpace, l.key); err != nil {
+		// The lock may have been granted as the cancellation arrived: closing the
+		// session is the one way to be sure it is not left held in the pool.
+		l.drop()
+		return nil, fmt.Errorf("index %s: wait for the other run: %w", name, err)
+	}
+	return l, nil
+}
+
+// release unlocks and returns the connection to the pool. It runs on every exit
+// path, also after ctx is cancelled, so it does not use the run's context.
+func (l *runLock) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ok bool
+	if err := l.conn.QueryRow(ctx, `SELECT pg_advisory_unlock($1, $2)`, lockSpace, l.key).Scan(&ok); err != nil || !ok {
+		l.drop()
+		return
+	}
+	l.conn.Release()
+}
+
+// drop closes the session (which releases any lock it holds) instead of returning
+// it to the pool; the pool discards closed connections.
+func (l *runLock) drop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.conn.Conn().Close(ctx)
+	l.conn.Release()
+}

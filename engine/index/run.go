@@ -1,0 +1,227 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/source"
+)
+
+// run is the state of one index run, between its steps.
+type run struct {
+	ix   *Indexer
+	repo *source.Repo
+	opts Options
+	prog *progressTracker
+	lock *runLock
+	w    *writer
+	sum  Summary
+
+	interrupted bool              // the previous run never finished
+	have        map[string]stored // what the database held before this run
+	todo        []target          // files to (re)write
+	deleted     []string          // paths gone from the repository
+	resolver    *importResolver
+	emb         *embedStage
+}
+
+func (r *run) execute(ctx context.Context) error {
+	r.prog.phase("listing")
+	if err := r.plan(ctx); err != nil {
+		return err
+	}
+	if err := r.load(ctx); err != nil {
+		return err
+	}
+	if err := r.resolve(ctx); err != nil {
+		return err
+	}
+	counts, err := r.w.counts(ctx)
+	if err != nil {
+		return err
+	}
+	r.sum.Symbols, r.sum.Edges, r.sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
+	p := r.prog.snapshot()
+	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
+	r.sum.FilesSkipped = p.FilesSkipped
+	r.sum.Embedded = p.Embedded
+	if r.emb.unavailable != nil {
+		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
+	}
+	// On the lock's own session: if that session died, the lock went with it and
+	// another run may be writing, so this run must not mark the index fresh.
+	if err := r.w.finishRun(ctx, r.lock.conn, r.repo.Head, r.repo.Branch, r.opts.WorkingTree, r.ix.emb.Name()); err != nil {
+		return err
+	}
+	r.prog.phase("done")
+	return nil
+}
+
+// plan lists the repository, compares it with the database and decides which
+// files to write and which to delete.
+func (r *run) plan(ctx context.Context) error {
+	targets, revision, err := listTargets(ctx, r.repo, r.opts)
+	if err != nil {
+		return err
+	}
+	r.sum.Revision = revision
+	if r.interrupted, err = r.w.beginRun(ctx, r.opts.Full); err != nil {
+		return err
+	}
+	if r.have, err = r.w.storedFiles(ctx); err != nil {
+		return err
+	}
+	keep := make(map[string]bool, len(targets))
+	for _, t := range targets {
+		keep[t.Path] = true
+		// A full run rewrites every file; the old rows serve until each is replaced.
+		if s, ok := r.have[t.Path]; ok && s.blob == t.BlobSHA && s.status != "" && !r.opts.Full {
+			r.sum.FilesUnchanged++
+			continue
+		}
+		r.todo = append(r.todo, t)
+	}
+	for p := range r.have {
+		if !keep[p] {
+			r.deleted = append(r.deleted, p)
+		}
+	}
+	sort.Strings(r.deleted)
+	r.sum.FilesDeleted = len(r.deleted)
+
+	paths := make([]string, 0, len(targets))
+	goMods := map[string][]byte{}
+	for _, t := range targets {
+		paths = append(paths, t.Path)
+		if path.Base(t.Path) == "go.mod" && t.Skip == "" {
+			if data, err := r.repo.Read(ctx, t.File, t.revision); err == nil {
+				goMods[t.Path] = data
+			}
+		}
+	}
+	r.resolver = newImportResolver(paths, goMods)
+	return nil
+}
+
+// load writes and embeds the files of the plan and deletes the files gone.
+func (r *run) load(ctx context.Context) error {
+	ix := r.ix
+	// A first index loads faster without the HNSW index, which is then built in
+	// one pass at the end (DeferModelIndex decides whether that is safe).
+	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
+	deferred := false
+	if len(r.todo) >= 200 && len(r.todo) > len(r.have)/2 {
+		var err error
+		if deferred, err = ix.db.DeferModelIndex(ctx, model); err != nil {
+			return err
+		}
+	}
+	r.prog.setTotal(len(r.todo))
+	r.prog.phase("indexing")
+	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return r.emb.run(gctx) })
+	g.Go(func() error {
+		defer r.emb.close()
+		if err := r.emb.enqueuePending(gctx); err != nil {
+			return err
+		}
+		if len(r.deleted) > 0 {
+			if err := r.w.deleteFiles(gctx, r.deleted); err != nil {
+				return err
+			}
+		}
+		return ix.pipeline(gctx, r.repo, r.todo, r.resolver, r.w, r.emb, r.prog, r.opts)
+	})
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if deferred {
+		r.prog.phase("building the vector index")
+		if err := ix.db.BuildModelIndex(ctx, model); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolve refreshes statistics and links the graph's edges after the load.
+func (r *run) resolve(ctx context.Context) error {
+	opts, todo, deleted, have, w := r.opts, r.todo, r.deleted, r.have, r.w
+	changed := len(todo) > 0 || len(deleted) > 0 || r.interrupted || opts.Full
+	bulk := opts.Full || len(todo)+len(deleted) > max(len(have)/10, 20)
+	if changed && bulk {
+		// Statistics before resolving too: a repository new to a database that
+		// already holds others has no rows in the planner's view, and the edge
+		// resolution then ran as nested loops for minutes (13 min at 140k edges).
+		r.prog.phase("analyzing")
+		if err := r.ix.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
+			return err
+		}
+	}
+	if changed {
+		r.prog.phase("resolving")
+		added := false
+		for _, t := range todo {
+			if _, ok := have[t.Path]; !ok {
+				added = true
+				break
+			}
+		}
+		if added || len(deleted) > 0 || r.interrupted || opts.Full {
+			if err := w.reresolveImports(ctx, r.resolver); err != nil {
+				return err
+			}
+		}
+		// A small change re-resolves only what it can affect; a large one, a first
+		// run or a run after a crash reconsiders every edge.
+		var scope []string
+		if !r.interrupted && !opts.Full && len(have) > 0 && len(todo)+len(deleted) < max(len(have)/5, 50) {
+			scope = make([]string, 0, len(todo)+len(deleted))
+			for _, t := range todo {
+				scope = append(scope, t.Path)
+			}
+			scope = append(scope, deleted...)
+		}
+		if err := w.resolveEdges(ctx, scope); err != nil {
+			return err
+		}
+		if touchesGo(todo, deleted) || r.interrupted || opts.Full {
+			if err := w.linkGoImplementations(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	// Fresh statistics after a bulk change: without them the planner treats the new
+	// rows as absent and picks nested loops and sequential scans (searches right
+	// after a first index took 100 ms instead of 5).
+	if bulk {
+		r.prog.phase("analyzing")
+		if err := r.ix.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// touchesGo reports whether a run wrote or deleted Go files (only those change
+// which Go types implement which interfaces).
+func touchesGo(todo []target, deleted []string) bool {
+	for _, t := range todo {
+		if strings.HasSuffix(t.Path, ".go") {
+			return true
+		}
+	}
+	for _, p := range deleted {
+		if strings.HasSuffix(p, ".go") {
+			return true
+		}
+	}
+	return false
+}
