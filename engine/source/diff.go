@@ -177,14 +177,37 @@ func (r *Repo) resolveCommits(ctx context.Context, revs ...string) ([]string, er
 // Dirty reports whether the working tree differs from HEAD: a tracked file
 // modified, staged, deleted or renamed, or an untracked file that is not
 // ignored. Submodules are not looked into (the index skips them anyway).
-// It runs `git status --porcelain -z` without taking the index lock.
+// It runs `git status --porcelain -z` without taking the index lock. When
+// git fails (a corrupt index), or reports no change but could not look
+// everywhere (an unreadable directory), it returns an error rather than a
+// clean answer that may be wrong.
 func (r *Repo) Dirty(ctx context.Context) (bool, error) {
 	if !r.IsGit {
 		return false, fmt.Errorf("status of %s: %w", r.Root, ErrNotGit)
 	}
-	out, err := runGit(ctx, r.Root, "status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=all")
+	out, stderr, err := runGitStderr(ctx, r.Root, "status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=all")
 	if err != nil {
-		return false, fmt.Errorf("status of %s: %w", r.Root, err)
+		return false, fmt.Errorf("cannot tell whether %s has uncommitted changes (see `git status` there): %w", r.Root, err)
 	}
-	return len(out) > 0, nil
+	if len(out) > 0 {
+		return true, nil
+	}
+	if w := incompleteStatus(stderr); w != "" {
+		return false, fmt.Errorf("cannot tell whether %s has uncommitted changes: git status could not look everywhere: %s", r.Root, w)
+	}
+	return false, nil
+}
+
+// incompleteStatus returns the lines of a successful `git status`'s stderr
+// that mean parts of the tree went unexamined; line-ending warnings and the
+// like are not among them.
+func incompleteStatus(stderr string) string {
+	var bad []string
+	for _, line := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(line, "error:") || strings.HasPrefix(line, "fatal:") ||
+			strings.Contains(line, "could not open directory") || strings.Contains(line, "unable to") {
+			bad = append(bad, strings.TrimSpace(line))
+		}
+	}
+	return strings.Join(bad, "; ")
 }

@@ -85,15 +85,22 @@ func (b *boundedBuffer) String() string { return strings.TrimSpace(b.buf.String(
 
 // runGit runs git in dir and returns its stdout.
 func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	out, _, err := runGitStderr(ctx, dir, args...)
+	return out, err
+}
+
+// runGitStderr is runGit, also returning what git said on stderr when it
+// succeeded: warnings that can mean its answer is incomplete.
+func runGitStderr(ctx context.Context, dir string, args ...string) ([]byte, string, error) {
 	cmd := gitCommand(ctx, dir, args...)
 	var stdout bytes.Buffer
 	stderr := &boundedBuffer{max: 4096}
 	cmd.Stdout = &stdout
 	cmd.Stderr = stderr
 	if err := cmd.Run(); err != nil {
-		return nil, gitFailure(ctx, args, err, stderr.String())
+		return nil, "", gitFailure(ctx, args, err, stderr.String())
 	}
-	return stdout.Bytes(), nil
+	return stdout.Bytes(), stderr.String(), nil
 }
 
 // streamGit runs git in dir and calls fn with each NUL-terminated record of
