@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"os/user"
@@ -38,6 +39,9 @@ type Cluster struct {
 	BinDir    string // initdb, pg_ctl, postgres
 	// Throwaway trades durability for speed (fsync off): test clusters only.
 	Throwaway bool
+	// Notes receives what Start repairs (a half-created cluster it removes); nil
+	// means standard error.
+	Notes io.Writer
 
 	runAs *user.User // the postgres system user when spelunk runs as root
 }
@@ -149,11 +153,9 @@ func (c *Cluster) ServerVersion(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// Initialized reports whether initdb has run in the data directory.
-func (c *Cluster) Initialized() bool {
-	_, err := os.Stat(filepath.Join(c.DataDir, "PG_VERSION"))
-	return err == nil
-}
+// Initialized reports whether initdb has finished in the data directory: a directory
+// an interrupted initdb left is not initialised.
+func (c *Cluster) Initialized() bool { return complete(c.DataDir) }
 
 // Status describes a cluster.
 type Status struct {
@@ -215,8 +217,10 @@ func (c *Cluster) URL(db string) string {
 
 // Start initialises the data directory when needed and starts the server unless it is
 // already running. Concurrent callers (two spelunk processes) serialise on a lock file
-// next to the data directory: one cluster starts and both use it. A stale pid file
-// left by a crash is removed, and PostgreSQL's own crash recovery does the rest.
+// next to the data directory: one cluster starts and both use it. A new cluster is
+// built beside the data directory and renamed into place when complete; what an
+// interrupted creation left is removed first, with a note. A stale pid file left by a
+// crash is removed, and PostgreSQL's own crash recovery does the rest.
 func (c *Cluster) Start(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(c.DataDir), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(c.DataDir), err)
@@ -227,8 +231,11 @@ func (c *Cluster) Start(ctx context.Context) error {
 	}
 	defer unlock()
 
+	if err := c.reapHalfMade(); err != nil {
+		return err
+	}
 	if !c.Initialized() {
-		if err := c.initdb(ctx); err != nil {
+		if err := c.create(ctx); err != nil {
 			return err
 		}
 	}
@@ -264,26 +271,23 @@ func (c *Cluster) Start(ctx context.Context) error {
 	return nil
 }
 
-// Stop shuts the server down (fast mode: open transactions roll back).
+// Stop shuts the server down (fast mode: open transactions roll back). It takes the
+// start lock, so it never interleaves with a Start creating or starting the cluster.
 func (c *Cluster) Stop(ctx context.Context) error {
 	if _, running := c.runningPID(); !running {
+		return nil
+	}
+	unlock, err := lockFile(ctx, c.DataDir+".lock")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, running := c.runningPID(); !running { // stopped meanwhile by another spelunk
 		return nil
 	}
 	cmd := c.command(ctx, filepath.Join(c.BinDir, "pg_ctl"), "stop", "-w", "-s", "-m", "fast", "-D", c.DataDir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("stop PostgreSQL in %s: %w: %s", c.DataDir, err, strings.TrimSpace(string(out)))
-	}
-	return nil
-}
-
-func (c *Cluster) initdb(ctx context.Context) error {
-	if err := c.mkdirOwned(c.DataDir); err != nil {
-		return err
-	}
-	cmd := c.command(ctx, filepath.Join(c.BinDir, "initdb"), "-D", c.DataDir, "-U", "postgres",
-		"--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("initdb %s: %w: %s", c.DataDir, err, strings.TrimSpace(string(out)))
 	}
 	return nil
 }
@@ -367,7 +371,7 @@ func lockFile(ctx context.Context, path string) (func(), error) {
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("waiting for another spelunk to start the cluster (%s): %w", path, ctx.Err())
+			return nil, fmt.Errorf("waiting for another spelunk to start or stop the cluster (%s): %w", path, ctx.Err())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}

@@ -1,0 +1,8 @@
+package pg
+
+// ProcessesIn exposes the reaper's process scan to the tests, which check that no
+// orphan survives recovery.
+var ProcessesIn = processesIn
+
+// KillProcessesIn lets a failing test clean up the processes it froze.
+var KillProcessesIn = killProcessesIn
