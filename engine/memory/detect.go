@@ -206,19 +206,6 @@ func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contra
 	return conflictID, nil
 }
 
-// disputeReasons gives each member its status reason: the new memory m names the
-// memories it contradicts (ids), every other member names m.
-func disputeReasons(m string, ids, members []string) []string {
-	out := make([]string, len(members))
-	for i, id := range members {
-		out[i] = "contradicted by " + m
-		if id == m {
-			out[i] = "contradicts " + strings.Join(ids, ", ")
-		}
-	}
-	return out
-}
-
 // describeFound writes the conflict reason: the judge's reasons, each prefixed with
 // the pair when the conflict has more than two sides.
 func describeFound(m Memory, found []contradiction, pairs bool) string {

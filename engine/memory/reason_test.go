@@ -49,7 +49,37 @@ func TestDisputeReasonNamesAnotherMemory(t *testing.T) {
 	}
 
 	s := memory.New(dbs[0], repo.ID, memory.Options{Embedder: newHashing()})
-	all, err := s.List(ctx, memory.Filter{Limit: 1000})
+	if disputed := checkReasons(t, s); disputed < 2 {
+		t.Fatalf("only %d memories disputed: the writers did not contradict each other", disputed)
+	}
+
+	// A resolution names its target, and an undo puts every member back to
+	// DISPUTED: the target's reason must still name the others, not itself.
+	open, err := s.Conflicts(ctx, memory.ConflictOpen)
+	if err != nil || len(open) == 0 {
+		t.Fatalf("open conflicts: %v %v", open, err)
+	}
+	for _, res := range []memory.Resolution{
+		{Action: memory.ResolveKeep, Memory: "a", Resolver: "alice"},
+		{Action: memory.ResolveInvalidate, Memory: "b", Resolver: "alice"},
+	} {
+		if _, err := s.Resolve(ctx, open[0].ID, res); err != nil {
+			t.Fatal(err)
+		}
+		checkReasons(t, s)
+		if _, err := s.Undo(ctx, open[0].ID, "bob"); err != nil {
+			t.Fatal(err)
+		}
+		checkReasons(t, s)
+	}
+}
+
+// checkReasons fails the test for a status reason naming its own memory, or a
+// DISPUTED memory whose reason names no other existing memory. It returns how
+// many memories are DISPUTED.
+func checkReasons(t *testing.T, s *memory.Store) int {
+	t.Helper()
+	all, err := s.List(context.Background(), memory.Filter{Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +107,5 @@ func TestDisputeReasonNamesAnotherMemory(t *testing.T) {
 			t.Errorf("disputed memory %s: status reason %q names no other existing memory", m.ID, m.StatusReason)
 		}
 	}
-	if disputed < 2 {
-		t.Fatalf("only %d of %d memories disputed: the writers did not contradict each other", disputed, len(all))
-	}
+	return disputed
 }

@@ -142,7 +142,7 @@ func (s *Store) resolve(ctx context.Context, tx pgx.Tx, ref string, r Resolution
 	}
 	for _, m := range d.Memories {
 		t := transition{id: m.ID, from: m.Status, to: m.Status, action: ActionResolve, actor: r.Resolver,
-			reason: reason, conflictID: id}
+			reason: memberReason(reason, m.ID, d.MemoryIDs), conflictID: id}
 		live := m.Status == StatusActive || m.Status == StatusDisputed || m.Status == StatusPendingEmbedding
 		if !live {
 			continue // settled elsewhere since the conflict opened
@@ -282,14 +282,14 @@ func (s *Store) undo(ctx context.Context, tx pgx.Tx, ref, actor string) (Conflic
 				return Conflict{}, fmt.Errorf("merged memory %s was superseded by %s since: %w", arg, ms[0].SupersededBy, ErrChanged)
 			}
 			if err := s.apply(ctx, tx, transition{id: arg, from: ms[0].Status, to: StatusInvalidated, action: ActionUndo,
-				actor: actor, reason: reason, conflictID: id}); err != nil {
+				actor: actor, reason: memberReason(reason, arg, d.MemoryIDs), conflictID: id}); err != nil {
 				return Conflict{}, err
 			}
 		}
 	}
 	for _, e := range evs {
 		err := s.apply(ctx, tx, transition{id: e.MemoryID, from: e.ToStatus, to: e.FromStatus, action: ActionUndo,
-			actor: actor, reason: reason, conflictID: id})
+			actor: actor, reason: memberReason(reason, e.MemoryID, d.MemoryIDs), conflictID: id})
 		if err != nil {
 			return Conflict{}, fmt.Errorf("memory %s changed since the resolution: %w", e.MemoryID, ErrChanged)
 		}
