@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// errNotRegular reports a path that is not a regular file; openRegular
-// never opens one.
-var errNotRegular = errors.New("not a regular file")
+// ErrNotRegular reports a path that is not a regular file (a FIFO, socket,
+// device, directory or symlink, possibly swapped in since the listing):
+// such a path is never opened.
+var ErrNotRegular = errors.New("not a regular file")
 
 // isSpecial reports a FIFO, socket or device file: opening or reading one
 // can block forever or have side effects, so it is never opened.
@@ -30,7 +31,7 @@ func openRegular(abs string) (*os.File, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fi, fmt.Errorf("%w (%s)", errNotRegular, modeName(fi.Mode()))
+		return nil, fi, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode()))
 	}
 	fh, err := os.OpenFile(abs, openFlags, 0)
 	if err != nil {
@@ -43,7 +44,7 @@ func openRegular(abs string) (*os.File, fs.FileInfo, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		fh.Close()
-		return nil, fi, fmt.Errorf("%w (%s)", errNotRegular, modeName(fi.Mode()))
+		return nil, fi, fmt.Errorf("%w (%s)", ErrNotRegular, modeName(fi.Mode()))
 	}
 	return fh, fi, nil
 }

@@ -121,7 +121,7 @@ func OpenWith(ctx context.Context, dir string, o OpenOptions) (*Repo, error) {
 		return nil, fmt.Errorf("open repository %s: %w", dir, err)
 	}
 	if err := checkSystemDir(top, o); err != nil { // a repository at / (dotfiles)
-		return nil, err
+		return nil, fmt.Errorf("%s is inside the git repository at %s: %w", dir, top, err)
 	}
 	r.Root = top
 	r.IsGit = true

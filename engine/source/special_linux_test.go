@@ -37,7 +37,7 @@ func TestKmsgNotDrained(t *testing.T) {
 	var buf bytes.Buffer
 	var err error
 	within(t, 10*time.Second, "readFile(/proc/kmsg)", func() { _, err = readFile(ctx, "/proc/kmsg", &buf, 1<<20) })
-	if err != nil && !errors.Is(err, errNotRegular) && !errors.Is(err, os.ErrPermission) {
+	if err != nil && !errors.Is(err, ErrNotRegular) && !errors.Is(err, os.ErrPermission) {
 		t.Fatalf("readFile(/proc/kmsg) = %v", err)
 	}
 	if buf.Len() != 0 {

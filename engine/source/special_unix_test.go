@@ -65,7 +65,7 @@ func TestSpecialFilesSkipped(t *testing.T) {
 		}
 		within(t, 10*time.Second, "ReadContent "+p, func() {
 			_, err := r.ReadContent(ctx, File{Path: p}, WorkingTreeRev)
-			if !errors.Is(err, errNotRegular) {
+			if !errors.Is(err, ErrNotRegular) {
 				t.Errorf("ReadContent(%s) = %v, want a not-a-regular-file error", p, err)
 			}
 		})
@@ -95,11 +95,11 @@ func TestSpecialModeOfDevNull(t *testing.T) {
 	if !isSpecial(fi.Mode()) {
 		t.Fatalf("isSpecial(%s mode %v) = false", os.DevNull, fi.Mode())
 	}
-	if fh, _, err := openRegular(os.DevNull); !errors.Is(err, errNotRegular) {
+	if fh, _, err := openRegular(os.DevNull); !errors.Is(err, ErrNotRegular) {
 		if fh != nil {
 			fh.Close()
 		}
-		t.Fatalf("openRegular(%s) = %v, want errNotRegular", os.DevNull, err)
+		t.Fatalf("openRegular(%s) = %v, want ErrNotRegular", os.DevNull, err)
 	}
 }
 
