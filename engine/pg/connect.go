@@ -25,7 +25,8 @@ const AppRole = "spelunk_app"
 const connectTimeout = 5 * time.Second
 
 // DB is an open spelunk database: a pool acting as the application role within one
-// tenant, plus the URL to open owner connections for DDL (model registration).
+// tenant, plus the URL to open owner connections for DDL (model registration). URL
+// may hold a password: print RedactURL(URL), never URL.
 type DB struct {
 	Pool   *pgxpool.Pool
 	URL    string
