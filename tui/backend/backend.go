@@ -139,10 +139,14 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 // uncommitted changes (or no commit at all), so the index matches what is on disk.
 func (e *Engine) Index(ctx context.Context, progress func(tui.Progress)) (tui.IndexResult, error) {
 	workingTree := false
+	var notes []string
 	if repo, err := source.Open(ctx, e.repo.Root); err == nil {
 		if repo.IsGit && repo.Head == "" {
 			workingTree = true
-		} else if dirty, err := repo.Dirty(ctx); err == nil && dirty {
+		} else if dirty, err := repo.Dirty(ctx); err != nil {
+			// Not "clean": say so, and index the last commit, which git can read.
+			notes = append(notes, fmt.Sprintf("%v; indexed the last commit only", err))
+		} else if dirty {
 			workingTree = true
 		}
 		repo.Close()
@@ -162,7 +166,7 @@ func (e *Engine) Index(ctx context.Context, progress func(tui.Progress)) (tui.In
 	}
 	return tui.IndexResult{
 		Revision: sum.Revision, FilesIndexed: sum.FilesIndexed, FilesDeleted: sum.FilesDeleted, Symbols: sum.Symbols,
-		Embedded: sum.Embedded, Duration: time.Duration(sum.DurationMS) * time.Millisecond, Notes: sum.Notes,
+		Embedded: sum.Embedded, Duration: time.Duration(sum.DurationMS) * time.Millisecond, Notes: append(notes, sum.Notes...),
 	}, nil
 }
 
