@@ -179,6 +179,10 @@ func killProcessesIn(dir string) error {
 }
 
 func processesIn(dir string) []int {
+	resolved := dir // the kernel reports working directories with symlinks resolved
+	if r, err := filepath.EvalSymlinks(dir); err == nil {
+		resolved = r
+	}
 	procs, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, p := range procs {
@@ -188,7 +192,7 @@ func processesIn(dir string) []int {
 		}
 		cwd, _ := os.Readlink(filepath.Join("/proc", p.Name(), "cwd"))
 		cmdline, _ := os.ReadFile(filepath.Join("/proc", p.Name(), "cmdline"))
-		inDir := cwd == dir || strings.HasPrefix(cwd, dir+"/")
+		inDir := cwd == resolved || strings.HasPrefix(cwd, resolved+"/")
 		for _, arg := range strings.Split(string(cmdline), "\x00") {
 			inDir = inDir || arg == dir
 		}
