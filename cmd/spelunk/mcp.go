@@ -107,7 +107,7 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve boo
 		return err
 	}
 	if repo.LastIndexedAt == nil {
-		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer nothing until `spelunk index` runs (or index_file is called)\n", root)
+		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer \"not indexed\" until `spelunk index` runs (or index_file is called)\n", root)
 	}
 	// Memories stored while the embedder was down are checked now, as the CLI does.
 	if _, err := memory.New(db, repo.ID, memory.Options{Embedder: emb}).EmbedPending(ctx); err != nil {
@@ -117,7 +117,8 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve boo
 	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: g.tenant, Embedder: emb,
 		AllowResolve: allowResolve, Version: mcpVersion(), Logger: logger})
 	if httpAddr == "" {
-		err := srv.Run(ctx, &mcp.StdioTransport{MaxLineLength: mcpMaxMessage})
+		// Not mcp.StdioTransport: it ends the session on the first malformed line.
+		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout, mcpMaxMessage))
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -116,6 +116,62 @@ func TestMCPStdio(t *testing.T) {
 	}
 }
 
+// TestMCPStdioMalformedLines: the real binary answers each malformed line with a
+// JSON-RPC error (id null) and goes on serving the lines after it.
+func TestMCPStdioMalformedLines(t *testing.T) {
+	f := newMCPFixture(t)
+	cmd := f.command()
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	exchange := func(line string) (reply struct {
+		ID     json.RawMessage     `json:"id"`
+		Result json.RawMessage     `json:"result"`
+		Error  *struct{ Code int } `json:"error"`
+	}) {
+		t.Helper()
+		if _, err := fmt.Fprintf(stdin, "%s\n", line); err != nil {
+			t.Fatalf("send %.30q: %v", line, err)
+		}
+		if !sc.Scan() {
+			t.Fatalf("after %.30q: the server closed stdout (%v)", line, sc.Err())
+		}
+		if err := json.Unmarshal(sc.Bytes(), &reply); err != nil {
+			t.Fatalf("after %.30q: reply %q: %v", line, sc.Text(), err)
+		}
+		return reply
+	}
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	for _, c := range []struct {
+		line string
+		code int
+	}{{"not json", -32700}, {"[]", -32600}, {"\xff\xfe invalid UTF-8", -32700}} {
+		if r := exchange(c.line); r.Error == nil || r.Error.Code != c.code || string(r.ID) != "null" {
+			t.Errorf("%q: reply id %s error %+v, want code %d and id null", c.line, r.ID, r.Error, c.code)
+		}
+		if r := exchange(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); r.Error != nil || !strings.Contains(string(r.Result), "search_code") {
+			t.Fatalf("tools/list after %q: %+v %s", c.line, r.Error, r.Result)
+		}
+	}
+	r := exchange(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search_code","arguments":{"query":"IsEligibleForRefund"}}}`)
+	if r.Error != nil || !strings.Contains(string(r.Result), "billing/refund.go") || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("tools/call after malformed lines: %+v %s", r.Error, r.Result)
+	}
+}
+
 // TestMCPPrintToolHashes: the binary prints the pinned hashes.
 func TestMCPPrintToolHashes(t *testing.T) {
 	bin := buildSpelunk(t)
