@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/symbols"
@@ -125,8 +128,8 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 			return nil, err
 		}
 	}
-	if len(resp.Unavailable) > 0 && len(lists) == 0 {
-		return nil, fmt.Errorf("search: no channel could answer: %v", resp.Unavailable)
+	if len(resp.Unavailable) > 0 && !anyAnswered(lists, resp.Unavailable) {
+		return nil, fmt.Errorf("search: no channel could answer (%s)", describeUnavailable(resp.Unavailable))
 	}
 	cands := fuse(lists, weights, k, p.kind)
 	if opts.Granularity == Files {
@@ -257,6 +260,30 @@ func (s *Searcher) runGraph(ctx context.Context, p plan, opts Options, lists map
 	return nil
 }
 
+// anyAnswered reports whether some channel that did not fail found something.
+// With the database down the channels that need it fail and the rest (graph
+// seeded by them, symbol with no identifiers) return empty lists without error:
+// an empty answer then would read as "nothing matches".
+func anyAnswered(lists map[Channel][]hit, unavailable map[Channel]string) bool {
+	for c, hits := range lists {
+		if _, down := unavailable[c]; !down && len(hits) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// describeUnavailable lists the failed channels in a stable order.
+func describeUnavailable(u map[Channel]string) string {
+	parts := make([]string, 0, len(u))
+	for _, c := range AllChannels {
+		if why, ok := u[c]; ok {
+			parts = append(parts, string(c)+": "+why)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // rankFileResults ranks definitions deep enough to see several per file, with
 // no budget (a budget applies to code, and a file list has none), then groups
 // them by file.
@@ -284,6 +311,9 @@ func (s *Searcher) denseUsable(ctx context.Context) error {
 	s.mu.Unlock()
 	if model == "" {
 		err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(embedding_model, '') FROM repositories WHERE id = $1`, s.repoID).Scan(&model)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return fmt.Errorf("not indexed: no repository with id %d (run spelunk index)", s.repoID)
+		}
 		if err != nil {
 			return fmt.Errorf("read the repository's embedding model: %w", err)
 		}

@@ -165,15 +165,17 @@ func TestEmbedderDownKeepsOtherChannels(t *testing.T) {
 	}
 }
 
-func TestUnindexedRepositoryReturnsNothing(t *testing.T) {
+// A repository that was never indexed is an error that says so, not an empty
+// answer (issue 11.6).
+func TestUnindexedRepositorySaysSo(t *testing.T) {
 	fx := indextest.Fixture(t)
 	s := New(fx.DB, fx.RepoID+1000, fx.Emb)
 	resp, err := s.Search(context.Background(), "refund", Options{})
-	if err != nil {
-		t.Fatal(err)
+	if err == nil {
+		t.Fatalf("no error from a repository that does not exist (%d results)", len(resp.Results))
 	}
-	if len(resp.Results) != 0 {
-		t.Fatalf("%d results from a repository that does not exist", len(resp.Results))
+	if !strings.Contains(err.Error(), "not indexed") {
+		t.Fatalf("the error does not say the repository is not indexed: %v", err)
 	}
 }
 
