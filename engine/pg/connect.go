@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,6 +35,8 @@ type DB struct {
 	// AppRole reports whether connections SET ROLE spelunk_app (false when the server
 	// did not let us create it: RLS then applies through FORCE on a non-superuser owner).
 	AppRole bool
+
+	iterative atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
 }
 
 // Options configure Open.

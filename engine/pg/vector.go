@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -45,16 +44,13 @@ func VectorVersion(ctx context.Context, q RowQuerier) (string, error) {
 	return v, nil
 }
 
-// iterative caches IterativeScan per DB: the extension does not change under a
-// running process (ALTER EXTENSION ... UPDATE takes a restart of spelunk to notice).
-var iterative sync.Map // *DB -> bool
-
 // IterativeScan reports whether db's pgvector has iterative index scans, asking
-// the server once per DB. q is the caller's connection or transaction (nil: the
+// the server once per DB (the extension does not change under a running
+// process; ALTER EXTENSION ... UPDATE takes a restart of spelunk to notice). q is the caller's connection or transaction (nil: the
 // pool), so a caller inside a transaction does not wait for a second connection.
 func (db *DB) IterativeScan(ctx context.Context, q RowQuerier) (bool, error) {
-	if ok, found := iterative.Load(db); found {
-		return ok.(bool), nil
+	if known := db.iterative.Load(); known != 0 {
+		return known == 2, nil
 	}
 	if q == nil {
 		q = db.Pool
@@ -64,6 +60,10 @@ func (db *DB) IterativeScan(ctx context.Context, q RowQuerier) (bool, error) {
 		return false, err
 	}
 	ok := HasIterativeScan(v)
-	iterative.Store(db, ok)
+	known := int32(1)
+	if ok {
+		known = 2
+	}
+	db.iterative.Store(known)
 	return ok, nil
 }
