@@ -32,6 +32,8 @@ type def struct {
 	exported bool
 	doc      string
 	sig      string
+	result   string   // Symbol.ResultType
+	embeds   []string // Symbol.Embeds
 
 	start, end int // byte range the chunk covers, doc comments included
 	ownStart   int // start of the definition itself (after doc comments), for containment
@@ -50,6 +52,7 @@ type rawRef struct {
 	kind      RefKind
 	name      string
 	qualifier string
+	qualType  string // Ref.QualifierType
 	off       int
 }
 
@@ -567,10 +570,16 @@ func (x *extractor) firstLine(n *sitter.Node) string {
 }
 
 func (x *extractor) addRef(kind RefKind, name, qualifier string, off int) {
+	x.addTypedRef(kind, name, qualifier, "", off)
+}
+
+// addTypedRef is addRef with the qualifier's type (Ref.QualifierType) when the
+// language handler knows it.
+func (x *extractor) addTypedRef(kind RefKind, name, qualifier, qualType string, off int) {
 	if strings.TrimSpace(name) == "" || off < x.minOff || (kind == RefCalls && qualifier == "" && keywords[name]) {
 		return
 	}
-	x.refs = append(x.refs, rawRef{kind: kind, name: name, qualifier: qualifier, off: off})
+	x.refs = append(x.refs, rawRef{kind: kind, name: name, qualifier: qualifier, qualType: qualType, off: off})
 }
 
 // keywords are never callees; error recovery can make them look like one.
@@ -654,6 +663,7 @@ func (x *extractor) build() {
 		s := x.symbol(x.lineOf(d.start), x.endLineOf(d.start, d.end))
 		s.Name, s.Kind, s.Aliases = d.name, d.kind, d.aliases
 		s.Receiver, s.Signature, s.Doc, s.Exported = d.receiver, d.sig, d.doc, d.exported
+		s.ResultType, s.Embeds = d.result, d.embeds
 		s.QualifiedName = d.qual
 		if s.QualifiedName == "" {
 			s.QualifiedName = d.name
@@ -700,7 +710,7 @@ func (x *extractor) build() {
 				break
 			}
 		}
-		f.Refs = append(f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, Line: x.lineOf(r.off)})
+		f.Refs = append(f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, QualifierType: r.qualType, Line: x.lineOf(r.off)})
 	}
 }
 

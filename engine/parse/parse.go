@@ -74,6 +74,13 @@ type Symbol struct {
 	EndByte       int      // offset just past EndLine (its newline included)
 	Content       string   // the source of lines StartLine..EndLine
 	Exported      bool     //
+	// ResultType is a function's or method's first result type name when it is
+	// a named type ("B" for func NewB() *B; "" for builtins, unnamed types and
+	// unknown results), so that b := NewB(); b.M() can resolve M on B.
+	ResultType string
+	// Embeds are the types a Go struct or interface embeds ("Base", "io.Reader"),
+	// whose methods it promotes.
+	Embeds []string
 }
 
 // RefKind is the kind of a raw reference.
@@ -94,7 +101,15 @@ type Ref struct {
 	From      int    // index of the innermost symbol containing the reference (0: file header / top level)
 	Name      string // the target as written; for selector calls the last element
 	Qualifier string // "fmt" in fmt.Println, "self"/"this" for calls on the receiver, "" for bare calls
-	Line      int
+	// QualifierType is the type the file says the qualifier has, when it says so
+	// cheaply: a declared parameter, variable or field type, a composite literal,
+	// the enclosing class for self/this/cls, a TypeScript annotation. It is a type
+	// name as written ("B", "billing.Invoice"; pointers, references and generic
+	// arguments dropped), or "()F" / "()pkg.F" for the result type of calling the
+	// function F (b := NewB()), which the indexer looks up in F's ResultType.
+	// Empty when unknown: resolution then falls back to names, and says so.
+	QualifierType string
+	Line          int
 }
 
 // ImportName is one name imported from a module: `import { a as b }`, `from x import a as b`.
