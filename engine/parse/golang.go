@@ -13,6 +13,7 @@ import (
 // grouped declaration is one chunk named after its first name).
 type goHandler struct {
 	pkgDefs []int
+	types   goTypes
 }
 
 var goBuiltins = map[string]bool{
@@ -34,6 +35,7 @@ func (h *goHandler) headerNode(x *extractor, n *sitter.Node) bool {
 }
 
 func (h *goHandler) handle(x *extractor, m *match) {
+	loadGoDecl(x.g)
 	n := &m.node
 	switch m.tag {
 	case "package":
@@ -52,6 +54,9 @@ func (h *goHandler) handle(x *extractor, m *match) {
 		name := x.text(m.name)
 		d := &def{name: name, kind: KindFunction, exported: token.IsExported(name)}
 		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
+		h.types.addTypeParams(x, n, nil)
+		d.result = h.types.resultType(x, n)
+		h.types.addFunc(name, d.result)
 		if i := x.addDef(d, n, n); i >= 0 {
 			h.pkgDefs = append(h.pkgDefs, i)
 		}
@@ -64,6 +69,8 @@ func (h *goHandler) handle(x *extractor, m *match) {
 			d.qual = recv + "." + name
 		}
 		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
+		h.types.addTypeParams(x, n, field(n, "receiver"))
+		d.result = h.types.resultType(x, n)
 		x.addDef(d, n, n)
 	case "definition.type":
 		name := x.text(m.name)
@@ -86,6 +93,8 @@ func (h *goHandler) handle(x *extractor, m *match) {
 			sig = x.signature(int(n.StartByte()), strings.IndexByte(x.s[t.StartByte():t.EndByte()], '{')+int(t.StartByte()))
 		}
 		d.sig = "type " + sig
+		h.types.addTypeParams(x, n, nil)
+		d.embeds = h.types.addType(x, name, t)
 		i := x.addDef(d, n, outer)
 		if i < 0 {
 			return
@@ -163,7 +172,11 @@ func (h *goHandler) handle(x *extractor, m *match) {
 		if q == "" && goBuiltins[name] {
 			return
 		}
+		added := len(x.refs)
 		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
+		if q != "" && len(x.refs) > added {
+			h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier})
+		}
 	case "reference.type":
 		x.addRef(RefReferences, x.text(m.name), x.qualifierText(m.qualifier), int(m.name.StartByte()))
 	case "reference.embed":
@@ -173,6 +186,7 @@ func (h *goHandler) handle(x *extractor, m *match) {
 }
 
 func (h *goHandler) finish(x *extractor) {
+	h.types.resolve(x)
 	pkg := x.f.Package
 	for _, i := range h.pkgDefs {
 		d := x.defs[i]
