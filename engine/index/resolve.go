@@ -58,6 +58,9 @@ var resolveSteps = []struct{ name, sql string }{
 			       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
 			RETURNING e.id)
 		INSERT INTO res_dangling SELECT id FROM d`},
+	// Temp tables are never auto-analysed: without statistics the planner guesses
+	// their size, so the ones the next statements read are analysed once filled.
+	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
 	{"link imports to files", `
 		UPDATE edges e SET target_file_id = f.id
 		FROM files f
@@ -98,7 +101,7 @@ var resolveSteps = []struct{ name, sql string }{
 		WHERE e.repository_id = $1 AND e.kind = 'imports'
 		  AND e.file_id IN (SELECT file_id FROM res_edges)`},
 	{"index import bindings", `CREATE INDEX ON res_imports (file_id, qual)`},
-	{"analyse", `ANALYZE res_defs; ANALYZE res_edges; ANALYZE res_imports; ANALYZE res_scope`},
+	{"analyse", `ANALYZE res_defs, res_edges, res_imports`},
 	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint NOT NULL) ON COMMIT DROP`},
 	// 1. Same file. A qualifier bound to an import (billing.Refund) is not a local call.
 	{"same file", `
@@ -178,6 +181,9 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		}
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_changed_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
 			w.changedNames()); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `ANALYZE res_scope, res_gone, res_changed_names`); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		for _, step := range resolveSteps {
