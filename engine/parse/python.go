@@ -11,7 +11,9 @@ import (
 // (outer.inner, parented to the enclosing function), decorated definitions
 // (decorators inside the chunk) and module-level assignments (UPPER_CASE ones
 // are "const", others "var"). Doc is the docstring, or the comments above.
-type pyHandler struct{}
+type pyHandler struct {
+	types typeTable // scopes and bindings for qualifier types (pytypes.go)
+}
 
 var pyBuiltins = map[string]bool{
 	"print": true, "len": true, "isinstance": true, "issubclass": true, "str": true, "int": true,
@@ -46,6 +48,11 @@ func (h *pyHandler) headerNode(x *extractor, n *sitter.Node) bool {
 
 func (h *pyHandler) handle(x *extractor, m *match) {
 	n := &m.node
+	h.types.sync(x)
+	if strings.HasPrefix(m.tag, "scope.") || strings.HasPrefix(m.tag, "bind.") {
+		h.typeMatch(x, m)
+		return
+	}
 	switch m.tag {
 	case "definition.function", "definition.class":
 		name := x.text(m.name)
@@ -75,6 +82,12 @@ func (h *pyHandler) handle(x *extractor, m *match) {
 		}
 		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
 		d.doc = pyDocstring(x, field(n, "body"))
+		if d.kind == KindClass {
+			h.types.addScope(int(n.StartByte()), int(n.EndByte()), scopeClass, name)
+		} else {
+			h.types.addScope(int(n.StartByte()), int(n.EndByte()), scopeFn, name)
+			d.result = pyAnnType(x, field(n, "return_type"), d.receiver)
+		}
 		x.addDef(d, n, outer)
 	case "definition.var":
 		name := x.text(m.name)
@@ -90,7 +103,8 @@ func (h *pyHandler) handle(x *extractor, m *match) {
 		if q == "" && pyBuiltins[name] {
 			return
 		}
-		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
+		q, typ := pyQualType(q)
+		x.addTypedRef(RefCalls, name, q, typ, int(m.name.StartByte()))
 	case "reference.inherits":
 		name := x.text(m.name)
 		if name == "object" || name == "" {
@@ -141,7 +155,10 @@ func (h *pyHandler) imports(x *extractor, n *sitter.Node) {
 	}
 }
 
-func (h *pyHandler) finish(x *extractor) {}
+func (h *pyHandler) finish(x *extractor) {
+	h.types.py, h.types.ctor = true, "__init__"
+	h.types.resolve(x)
+}
 
 // pyDocstring returns the cleaned docstring at the start of body, or "".
 func pyDocstring(x *extractor, body *sitter.Node) string {
