@@ -33,6 +33,7 @@ type jsHandler struct {
 	ts       bool
 	sigRuns  map[string]int  // parent node id + name -> def of the current ambient signature run
 	exported map[string]bool // top-level names exported after their definition
+	types    typeTable       // scopes and bindings for qualifier types (jstypes.go)
 }
 
 var definerCallee = regexp.MustCompile(`(?i)(define|getter|setter|property|method|alias)`)
@@ -137,12 +138,19 @@ func (h *jsHandler) baseName(x *extractor) string {
 
 func (h *jsHandler) handle(x *extractor, m *match) {
 	n := &m.node
+	h.types.sync(x)
+	if strings.HasPrefix(m.tag, "scope.") || strings.HasPrefix(m.tag, "bind.") {
+		h.typeMatch(x, m)
+		return
+	}
 	switch m.tag {
 	case "definition.function", "definition.class":
 		outer := h.outerOf(x, n)
 		d := &def{name: x.text(m.name), kind: KindFunction, mode: qualNested, exported: isExportOuter(x, outer)}
 		if m.tag == "definition.class" {
 			d.kind = KindClass
+		} else {
+			d.result = h.resultType(x, n, "")
 		}
 		d.sig = x.sigUpTo(outer, field(n, "body"))
 		x.addDef(d, n, outer)
@@ -170,6 +178,8 @@ func (h *jsHandler) handle(x *extractor, m *match) {
 		}
 		if x.kind(value) == "class" {
 			d.kind = KindClass
+		} else {
+			d.result = h.resultType(x, value, "")
 		}
 		d.sig = x.sigUpTo(outer, field(value, "body"))
 		x.addDef(d, value, outer)
@@ -283,7 +293,7 @@ func (h *jsHandler) handle(x *extractor, m *match) {
 		if k := x.kind(&m.node); (k == "jsx_self_closing_element" || k == "jsx_opening_element") && !startsUpper(name) {
 			return // an HTML element, not a component
 		}
-		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
+		x.addTypedRef(RefCalls, name, q, jsQualType(q), int(m.name.StartByte()))
 	case "reference.inherits", "reference.implements":
 		name, q := h.typeName(x, m.name)
 		if m.qualifier != nil {
@@ -420,6 +430,9 @@ func (h *jsHandler) assignment(x *extractor, n *sitter.Node) {
 			d.kind, d.receiver = KindMethod, named.receiver
 		}
 	}
+	if d.kind != KindClass {
+		d.result = h.resultType(x, value, d.receiver)
+	}
 	d.sig = x.sigUpTo(outer, field(value, "body"))
 	x.addDef(d, value, outer)
 }
@@ -472,6 +485,7 @@ func (h *jsHandler) objectMembers(x *extractor, obj *sitter.Node, prefix string,
 		if prefix != "" {
 			d.qual, d.mode = prefix+"."+name, qualExplicit
 		}
+		d.result = h.resultType(x, fn, "")
 		d.sig = x.sigUpTo(&ch, field(fn, "body"))
 		c := ch
 		x.addDef(d, fn, &c)
@@ -502,10 +516,11 @@ func (h *jsHandler) classMember(x *extractor, m *match) {
 		}
 	}
 	d.exported = cls.exported && !d.private
-	fnBody := field(n, "body")
+	fnBody, fn := field(n, "body"), n
 	if v := field(n, "value"); v != nil {
-		fnBody = field(v, "body")
+		fnBody, fn = field(v, "body"), v
 	}
+	d.result = h.resultType(x, fn, cls.name)
 	d.sig = x.sigUpTo(n, fnBody)
 	x.addDef(d, n, n)
 }
@@ -517,10 +532,13 @@ func (h *jsHandler) export(name string) {
 	h.exported[name] = true
 }
 
-// finish marks the top-level definitions exported by name elsewhere, then
+// finish resolves the qualifier types of calls (jstypes.go), marks the
+// top-level definitions exported by name elsewhere, then
 // the members of exported classes and the functions assigned to properties
 // of exported objects (res.send when module.exports = res).
 func (h *jsHandler) finish(x *extractor) {
+	h.types.ctor = "constructor"
+	h.types.resolve(x)
 	if len(h.exported) == 0 {
 		return
 	}

@@ -73,6 +73,7 @@ func (h *jsHandler) signature(x *extractor, m *match) {
 		}
 	}
 	d.sig = x.signature(x.sigStart(outer), int(outer.EndByte()))
+	d.result = h.resultType(x, n, d.receiver)
 	if i := x.addDef(d, n, outer); i >= 0 {
 		h.sigRuns[key] = i
 	}

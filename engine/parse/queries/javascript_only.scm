@@ -14,3 +14,6 @@
   (member_expression
     object: (_) @qualifier
     property: (_) @name) @reference.inherits)
+
+; Qualifier types (jstypes.go): class fields.
+(class_body (field_definition) @bind.field)

@@ -48,3 +48,7 @@
 ; import fs = require("fs")
 (import_require_clause
   source: (string) @key) @import.require
+
+; Qualifier types (jstypes.go): abstract classes are scopes; typed fields.
+(abstract_class_declaration) @scope.class
+(class_body (public_field_definition) @bind.field)
