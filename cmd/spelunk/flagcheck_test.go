@@ -30,6 +30,8 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"memory", "list", "--limit", "0"}, "--limit must be between 1 and"},
 		{[]string{"eval", "--queries", "q.jsonl", "--k", "-1"}, "--k must be between 0 and"},
 		{[]string{"eval", "--queries", "q.jsonl", "--lexical", "x"}, "--lexical must be one of"},
+		{[]string{"index", "--workers", "-1"}, "--workers must be between 0 and"},
+		{[]string{"index", "--max-file-bytes", "0"}, "--max-file-bytes must be positive"},
 		{[]string{"embed", "import-wink", "--from", "x.tgz", "--words", "-1"}, "--words must not be negative"},
 	}
 	for _, c := range cases {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/source"
 )
 
 func newIndexCmd(g *globals) *cobra.Command {
@@ -29,7 +31,24 @@ func newIndexCmd(g *globals) *cobra.Command {
 				}
 				g.repo = args[0]
 			}
+			if err := intIn("workers", opts.Workers, 0, 256); err != nil {
+				return err
+			}
+			if opts.MaxFileBytes < 1 {
+				return usagef("--max-file-bytes must be positive (got %d)", opts.MaxFileBytes)
+			}
 			ctx := cmd.Context()
+			// A directory spelunk refuses (/proc) is refused before the database is
+			// started or reached.
+			if root, err := repoRoot(ctx, g); err == nil {
+				repo, err := source.OpenWith(ctx, root, source.OpenOptions{AllowSystemDirs: opts.AllowSystemDirs})
+				if errors.Is(err, source.ErrSystemDir) {
+					return err
+				}
+				if err == nil {
+					repo.Close()
+				}
+			}
 			root, emb, db, err := openForIndexing(ctx, g)
 			if err != nil {
 				return err
@@ -71,6 +90,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	f.BoolVar(&opts.WorkingTree, "working-tree", false, "also index uncommitted changes (marked revision working-tree)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this")
 	f.IntVar(&opts.Workers, "workers", 0, "parse workers (default: one per core)")
+	f.BoolVar(&opts.AllowSystemDirs, "force", false, "index /, /proc, /sys or /dev anyway (refused by default: device files and the kernel's own files)")
 	return cmd
 }
 

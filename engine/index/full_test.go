@@ -140,3 +140,44 @@ func TestVectorIndexStays(t *testing.T) {
 		t.Fatal("loading a second repository dropped the vector index the first one is searched through")
 	}
 }
+
+// A full run that is interrupted leaves no old row passing for current: the next
+// run, full or not, redoes every file the full run did not reach.
+func TestInterruptedFullRedoesTheRest(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := fixtureRepo(t)
+	ix := index.New(db, hashing())
+	first, err := ix.Index(context.Background(), repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	opts := index.Options{Full: true, Workers: 1, ProgressEvery: time.Nanosecond}
+	index.SetBatchFiles(&opts, 3)
+	reached := 0
+	opts.Progress = func(p index.Progress) {
+		if p.Phase == "indexing" && p.FilesDone >= 3 && reached == 0 {
+			reached = p.FilesDone
+			cancel()
+		}
+	}
+	if _, err := ix.Index(ctx, repo, opts); err == nil {
+		t.Fatal("the interrupted full run reported success")
+	}
+	next, err := ix.Index(context.Background(), repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := first.FilesIndexed + first.FilesSkipped
+	if redone := next.FilesIndexed + next.FilesSkipped; redone < total-reached-3 || redone == 0 {
+		t.Fatalf("after a full run interrupted at %d of %d files the next run redid %d (%+v)", reached, total, redone, next)
+	}
+	clean := pgtest.Open(t)
+	if _, err := index.New(clean, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := snapshot(t, db), snapshot(t, clean); a != b {
+		t.Fatalf("after the interrupted full run and a normal one the index differs from a clean one:\n%s", diffLines(a, b))
+	}
+}

@@ -47,6 +47,9 @@ type Options struct {
 	NoWait       bool
 	WorkingTree  bool  // index uncommitted changes too (revision "working-tree")
 	MaxFileBytes int64 // skip larger files; 0 = 1 MiB
+	// AllowSystemDirs indexes /, /proc, /sys or /dev anyway (source.ErrSystemDir
+	// otherwise): spelunk index --force.
+	AllowSystemDirs bool
 	Workers      int   // parse workers; 0 = one per core
 	// Revision indexes that commit instead of HEAD (the work tree is not touched);
 	// it cannot be combined with WorkingTree.
@@ -134,7 +137,7 @@ type stored struct {
 // repository are serialised across processes (see lockRun).
 func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary, error) {
 	start := time.Now()
-	repo, err := source.Open(ctx, dir)
+	repo, err := source.OpenWith(ctx, dir, source.OpenOptions{AllowSystemDirs: opts.AllowSystemDirs})
 	if err != nil {
 		return Summary{}, err
 	}
@@ -248,9 +251,10 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 	}
 	type job struct {
 		target
-		data []byte
-		err  error
+		content source.Content
+		err     error
 	}
+	sopts := source.Options{MaxFileBytes: opts.MaxFileBytes}
 	jobs := make(chan job, workers*4)
 	results := make(chan parsed, workers*4)
 	g, ctx := errgroup.WithContext(ctx)
@@ -260,7 +264,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		for _, t := range todo {
 			j := job{target: t}
 			if t.Skip == "" {
-				j.data, j.err = repo.Read(ctx, t.File, t.revision)
+				j.content, j.err = repo.ReadContent(ctx, t.File, t.revision)
 			}
 			select {
 			case jobs <- j:
@@ -276,7 +280,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		g.Go(func() error {
 			defer wg.Done()
 			for j := range jobs {
-				p := prepare(j.target, j.data, j.err, resolver)
+				p := prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts)
 				select {
 				case results <- p:
 				case <-ctx.Done():
@@ -348,9 +352,36 @@ func (p parsed) symbols() []parse.Symbol {
 	return p.file.Symbols
 }
 
+// maxRereads bounds how often a file that keeps changing while it is parsed is
+// read again before it is stored with no blob id (so the next run redoes it).
+const maxRereads = 3
+
+// prepareCurrent prepares the content read for t, making sure the row stores
+// what was hashed: the blob id is the one of the bytes parsed (the file may have
+// changed since it was listed), and a working-tree file rewritten while it was
+// parsed is read and parsed again.
+func prepareCurrent(ctx context.Context, repo *source.Repo, t target, c source.Content, readErr error,
+	resolver *importResolver, sopts source.Options) parsed {
+	for attempt := 0; ; attempt++ {
+		if readErr == nil && c.BlobSHA != "" {
+			t.BlobSHA, t.Size = c.BlobSHA, c.Size
+		}
+		p := prepare(t, c.Data, readErr, resolver, sopts)
+		if readErr != nil || repo.StillCurrent(t.Path, c) {
+			return p
+		}
+		if attempt == maxRereads || ctx.Err() != nil {
+			p.BlobSHA = "" // never matches: the next run indexes the file again
+			p.notes = append(p.notes, "the file changed while it was indexed; the next run indexes it again")
+			return p
+		}
+		c, readErr = repo.ReadContent(ctx, t.File, t.revision)
+	}
+}
+
 // prepare classifies, redacts and parses one file. It never fails: problems become
 // a skip reason or a note on the file, so one bad file never stops a run.
-func prepare(t target, data []byte, readErr error, resolver *importResolver) parsed {
+func prepare(t target, data []byte, readErr error, resolver *importResolver, sopts source.Options) parsed {
 	p := parsed{target: t, language: parse.Language(t.Path), status: "indexed"}
 	if t.Skip != "" {
 		p.status, p.skip = "skipped", t.Skip
@@ -358,10 +389,15 @@ func prepare(t target, data []byte, readErr error, resolver *importResolver) par
 	}
 	if readErr != nil {
 		p.status, p.skip = "skipped", source.SkipUnreadable
+		if errors.Is(readErr, source.ErrNotRegular) {
+			p.skip = source.SkipSpecial
+		}
 		p.notes = append(p.notes, readErr.Error())
 		return p
 	}
-	if reason := source.Classify(t.Path, data[:min(len(data), source.SniffLen)], int64(len(data)), source.Options{}); reason != "" {
+	// Classified again on the bytes read: the file may have grown past the cap
+	// since it was listed.
+	if reason := source.Classify(t.Path, data[:min(len(data), source.SniffLen)], int64(len(data)), sopts); reason != "" {
 		p.status, p.skip = "skipped", reason
 		return p
 	}

@@ -53,7 +53,7 @@ func BenchmarkIngest(b *testing.B) {
 		if f.Skip == "" {
 			data, rerr = repo.Read(ctx, f, source.WorkingTreeRev)
 		}
-		p := prepare(t, data, rerr, resolver)
+		p := prepare(t, data, rerr, resolver, source.Options{})
 		chunks += len(p.symbols())
 		parsedFiles = append(parsedFiles, p)
 	}

@@ -71,7 +71,8 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 		return st, fmt.Errorf("repository status: %w", err)
 	}
 
-	repo, err := source.Open(ctx, rec.Root)
+	// Indexed already: a system directory was forced, so reading its status is fine.
+	repo, err := source.OpenWith(ctx, rec.Root, source.OpenOptions{AllowSystemDirs: true})
 	if err != nil {
 		st.Stale, st.StaleReason = true, err.Error()
 		return st, nil
@@ -87,7 +88,10 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 		st.Stale, st.StaleReason = true, fmt.Sprintf("HEAD is %s, index is at %s", short(repo.Head), short(rec.LastCommit))
 	case repo.IsGit:
 		dirty, err := repo.Dirty(ctx)
-		if err == nil && dirty && !rec.WorkingTree {
+		switch {
+		case err != nil: // not "clean": nobody can tell
+			st.Stale, st.StaleReason = true, err.Error()
+		case dirty && !rec.WorkingTree:
 			st.Stale, st.StaleReason = true, "uncommitted changes not indexed (spelunk index --working-tree)"
 		}
 	}

@@ -117,6 +117,12 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 	w.started = started
 	if full {
 		w.reuseSince = started
+		// The old rows keep serving until each file is rewritten, but none of them
+		// may pass for current: if this run is interrupted, the next one (full or
+		// not) redoes every file it did not reach.
+		if _, err := w.db.Pool.Exec(ctx, `UPDATE files SET blob_sha = NULL WHERE repository_id = $1`, w.repoID); err != nil {
+			return interrupted, fmt.Errorf("start a full run: %w", err)
+		}
 	}
 	// A new embedding model: every symbol needs a vector in the new space. The old
 	// vectors stay (their own partial index) until the repository switches models at
@@ -226,7 +232,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		next := 0
 		for i, p := range batch {
 			fid := fileIDs[i]
-			fileRows = append(fileRows, []any{w.repoID, fid, p.Path, dirOf(p.Path), p.BlobSHA, p.revision,
+			fileRows = append(fileRows, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 				nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
 				nonNil(p.notes), p.secrets, IsTest(p.Path)})
 			if p.file == nil {

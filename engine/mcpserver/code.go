@@ -461,7 +461,9 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 		return out, argError("path %q is not a regular file", p)
 	}
 	s.indexMu.Lock()
-	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{WorkingTree: true})
+	// NoWait: an agent is better told "busy, try again" than held for the minutes
+	// another process's full index can take.
+	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{WorkingTree: true, NoWait: true})
 	s.indexMu.Unlock()
 	if err != nil {
 		return out, fmt.Errorf("index_file %s: %w", p, err)
