@@ -50,7 +50,7 @@ type Options struct {
 	// AllowSystemDirs indexes /, /proc, /sys or /dev anyway (source.ErrSystemDir
 	// otherwise): spelunk index --force.
 	AllowSystemDirs bool
-	Workers      int   // parse workers; 0 = one per core
+	Workers         int // parse workers; 0 = one per core
 	// Revision indexes that commit instead of HEAD (the work tree is not touched);
 	// it cannot be combined with WorkingTree.
 	Revision string
