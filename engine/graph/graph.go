@@ -25,21 +25,24 @@ const (
 // Node is a symbol reached by a walk.
 type Node struct {
 	symbols.Symbol
-	Depth int    `json:"depth"`
-	Via   int64  `json:"via,omitempty"` // the symbol it was reached from
-	Kind  string `json:"edge"`          // calls, inherits, implements
-	Line  int    `json:"line"`          // where the edge is written
+	Depth      int        `json:"depth"`
+	Via        int64      `json:"via,omitempty"` // the symbol it was reached from
+	Kind       string     `json:"edge"`          // calls, inherits, implements
+	Line       int        `json:"line"`          // where the edge is written
+	Confidence Confidence `json:"confidence"`
+	Candidates int        `json:"candidates,omitempty"` // an ambiguous edge's candidate count
 }
 
 // Unresolved is an outgoing reference with no definition in the repository (a call
 // into the standard library, say), kept by name.
 type Unresolved struct {
-	From  int64  `json:"from"`
-	Name  string `json:"name"`
-	Qual  string `json:"qualifier,omitempty"`
-	Kind  string `json:"edge"`
-	Line  int    `json:"line"`
-	Depth int    `json:"depth"`
+	From       int64      `json:"from"`
+	Name       string     `json:"name"`
+	Qual       string     `json:"qualifier,omitempty"`
+	Kind       string     `json:"edge"`
+	Line       int        `json:"line"`
+	Depth      int        `json:"depth"`
+	Confidence Confidence `json:"confidence"` // always unresolved
 }
 
 // Walk is the result of a symbol walk.
@@ -54,10 +57,52 @@ const MaxDepth = 5
 // Kinds walked by Symbols: calls plus type relations.
 var walkKinds = []string{"calls", "inherits", "implements", "references"}
 
+// Options tune a symbol walk.
+type Options struct {
+	Depth         int        // hops, clamped to 1..MaxDepth
+	MinConfidence Confidence // only edges this confident or better; "" = every edge
+}
+
 // Symbols walks callers or callees from the symbols ids, breadth first, up to depth
-// hops. Each symbol appears once, at its smallest depth, so cycles end the walk.
+// hops, over edges of every confidence.
 func Symbols(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Direction, depth int) (Walk, error) {
-	depth = min(max(depth, 1), MaxDepth)
+	return SymbolsWith(ctx, db, repoID, ids, dir, Options{Depth: depth})
+}
+
+// callersSQL finds the edges into the frontier: those whose target is in it and
+// the ambiguous ones that list a frontier symbol among their other candidates.
+// Rows come in display order (path, line, name); Via is the frontier symbol.
+const callersSQL = `WITH m AS (
+		SELECT e.source_id, e.target_id AS via, e.kind, e.line, e.confidence, e.candidates
+		FROM edges e
+		WHERE e.repository_id = $1 AND e.target_id = ANY ($2) AND e.kind = ANY ($3) AND e.confidence = ANY ($4)
+		UNION ALL
+		SELECT e.source_id, c.id, e.kind, e.line, e.confidence, e.candidates
+		FROM edges e CROSS JOIN LATERAL unnest(e.candidates) AS c(id)
+		WHERE e.repository_id = $1 AND e.candidates IS NOT NULL AND e.candidates && $2
+		  AND c.id = ANY ($2) AND c.id IS DISTINCT FROM e.target_id
+		  AND e.kind = ANY ($3) AND e.confidence = ANY ($4)
+	)
+	SELECT ` + symbols.Columns + `, m.via, m.kind, m.line, m.confidence, coalesce(cardinality(m.candidates), 0)
+	FROM m JOIN symbols s ON s.repository_id = $1 AND s.id = m.source_id
+	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
+	ORDER BY s.is_test, s.path, s.start_line, m.line, s.qualified_name, m.via`
+
+// calleesSQL finds the edges out of the frontier, one row per target: every
+// candidate of an ambiguous edge, else its target.
+const calleesSQL = `SELECT ` + symbols.Columns + `, e.source_id, e.kind, e.line, e.confidence, coalesce(cardinality(e.candidates), 0)
+	FROM edges e CROSS JOIN LATERAL unnest(coalesce(e.candidates, ARRAY[e.target_id])) AS c(id)
+	JOIN symbols s ON s.repository_id = e.repository_id AND s.id = c.id
+	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
+	WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3) AND e.confidence = ANY ($4)
+	ORDER BY e.source_id, e.line, s.path, s.start_line, s.qualified_name, e.kind`
+
+// SymbolsWith walks callers or callees from the symbols ids, breadth first, up to
+// o.Depth hops. Each symbol appears once, at its smallest depth, so cycles end the
+// walk; reached by several edges, it carries the most confident one.
+func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Direction, o Options) (Walk, error) {
+	depth := min(max(o.Depth, 1), MaxDepth)
+	confs := admitted(o.MinConfidence)
 	var w Walk
 	seen := map[int64]bool{}
 	for _, id := range ids {
@@ -65,47 +110,21 @@ func Symbols(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Dire
 	}
 	frontier := ids
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
-		var q string
+		q := calleesSQL
 		if dir == Callers {
-			q = `SELECT ` + symbols.Columns + `, e.target_id, e.kind, e.line
-				FROM edges e JOIN symbols s ON s.repository_id = e.repository_id AND s.id = e.source_id
-				LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
-				WHERE e.repository_id = $1 AND e.target_id = ANY ($2) AND e.kind = ANY ($3)
-				ORDER BY s.is_test, s.path, s.start_line, e.line`
-		} else {
-			q = `SELECT ` + symbols.Columns + `, e.source_id, e.kind, e.line
-				FROM edges e JOIN symbols s ON s.repository_id = e.repository_id AND s.id = e.target_id
-				LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
-				WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3)
-				ORDER BY e.source_id, e.line, s.path, s.start_line, e.kind`
+			q = callersSQL
 		}
-		rows, err := db.Pool.Query(ctx, q, repoID, frontier, walkKinds)
+		nodes, err := hop(ctx, db, q, repoID, frontier, confs, seen)
 		if err != nil {
 			return w, fmt.Errorf("walk %s: %w", dir, err)
 		}
 		var next []int64
-		for rows.Next() {
-			var n Node
-			s := &n.Symbol
-			if err := rows.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
-				&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest,
-				&n.Via, &n.Kind, &n.Line); err != nil {
-				rows.Close()
-				return w, fmt.Errorf("walk %s: %w", dir, err)
-			}
-			if seen[s.ID] {
-				continue
-			}
-			seen[s.ID] = true
+		for _, n := range nodes {
 			n.Depth = d
 			w.Nodes = append(w.Nodes, n)
-			next = append(next, s.ID)
+			next = append(next, n.ID)
 		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return w, fmt.Errorf("walk %s: %w", dir, err)
-		}
-		if dir == Callees {
+		if dir == Callees && NotResolved.AtLeast(o.MinConfidence) {
 			un, err := unresolved(ctx, db, repoID, frontier, d)
 			if err != nil {
 				return w, err
@@ -117,6 +136,45 @@ func Symbols(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Dire
 	return w, nil
 }
 
+// hop runs one step of a walk: the symbols not seen yet, in the query's order,
+// each with its most confident edge (the first such in that order).
+func hop(ctx context.Context, db *pg.DB, q string, repoID int64, frontier []int64, confs []string, seen map[int64]bool) ([]Node, error) {
+	rows, err := db.Pool.Query(ctx, q, repoID, frontier, walkKinds, confs)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Node
+	at := map[int64]int{} // symbol id -> index in out
+	for rows.Next() {
+		var n Node
+		s := &n.Symbol
+		if err := rows.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
+			&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest,
+			&n.Via, &n.Kind, &n.Line, &n.Confidence, &n.Candidates); err != nil {
+			return nil, err
+		}
+		if seen[s.ID] {
+			continue
+		}
+		if i, ok := at[s.ID]; ok {
+			if n.Confidence.rank() < out[i].Confidence.rank() {
+				out[i] = n // a better edge; the symbol keeps its place
+			}
+			continue
+		}
+		at[s.ID] = len(out)
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, n := range out {
+		seen[n.ID] = true
+	}
+	return out, nil
+}
+
 func unresolved(ctx context.Context, db *pg.DB, repoID int64, from []int64, depth int) ([]Unresolved, error) {
 	rows, err := db.Pool.Query(ctx, `SELECT source_id, target_name, target_qualifier, kind, line FROM edges
 		WHERE repository_id = $1 AND source_id = ANY ($2) AND target_id IS NULL AND kind = 'calls'
@@ -125,7 +183,7 @@ func unresolved(ctx context.Context, db *pg.DB, repoID int64, from []int64, dept
 		return nil, fmt.Errorf("unresolved callees: %w", err)
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Unresolved, error) {
-		u := Unresolved{Depth: depth}
+		u := Unresolved{Depth: depth, Confidence: NotResolved}
 		err := r.Scan(&u.From, &u.Name, &u.Qual, &u.Kind, &u.Line)
 		return u, err
 	})
