@@ -252,19 +252,22 @@ func inPath(p string) string {
 
 // WalkIn is the input of find_callers and find_callees.
 type WalkIn struct {
-	Name  string `json:"name,omitempty" jsonschema:"plain or qualified name of the symbol"`
-	Path  string `json:"path,omitempty" jsonschema:"file or directory to choose among same-named symbols"`
-	ID    int64  `json:"id,omitempty" jsonschema:"symbol id, instead of name"`
-	Depth int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of symbols, 1-100 (default 50)"`
+	Name          string `json:"name,omitempty" jsonschema:"plain or qualified name of the symbol"`
+	Path          string `json:"path,omitempty" jsonschema:"file or directory to choose among same-named symbols"`
+	ID            int64  `json:"id,omitempty" jsonschema:"symbol id, instead of name"`
+	Depth         int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"number of symbols, 1-100 (default 50)"`
+	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"only links this confident or better: exact, inferred or ambiguous (default every link, calls outside the repository included)"`
 }
 
 // GraphNode is a symbol reached by a walk.
 type GraphNode struct {
 	SymbolRef
-	Depth int    `json:"depth"`
-	Edge  string `json:"edge" jsonschema:"calls, inherits, implements or references"`
-	Line  int    `json:"line" jsonschema:"where the edge is written"`
+	Depth      int    `json:"depth"`
+	Edge       string `json:"edge" jsonschema:"calls, inherits, implements or references"`
+	Line       int    `json:"line" jsonschema:"where the edge is written"`
+	Confidence string `json:"confidence" jsonschema:"how the link was resolved: exact (by scope or type), inferred (by import or a unique name) or ambiguous (one of several candidates)"`
+	Candidates int    `json:"candidates,omitempty" jsonschema:"an ambiguous link's number of candidate symbols"`
 }
 
 // ExternalRef is a call to something not defined in the repository.
@@ -284,6 +287,21 @@ type WalkOut struct {
 	Truncated bool          `json:"truncated,omitempty"`
 }
 
+// walkConfidences are the values of min_confidence.
+var walkConfidences = []graph.Confidence{graph.Exact, graph.Inferred, graph.Ambiguous}
+
+func minConfidence(v string) (graph.Confidence, error) {
+	if v == "" {
+		return "", nil
+	}
+	for _, c := range walkConfidences {
+		if string(c) == v {
+			return c, nil
+		}
+	}
+	return "", argError("min_confidence must be exact, inferred or ambiguous (got %q)", v)
+}
+
 func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallToolRequest, WalkIn) (WalkOut, error) {
 	return func(ctx context.Context, _ *mcp.CallToolRequest, in WalkIn) (WalkOut, error) {
 		var out WalkOut
@@ -294,42 +312,17 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, err
 		}
-		var sym symbols.Symbol
-		switch {
-		case in.ID < 0:
-			return out, argError("id must be positive (got %d)", in.ID)
-		case in.ID > 0:
-			if sym, err = symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, in.ID); errors.Is(err, symbols.ErrNotFound) {
-				return out, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
-			}
-			out.Matches = 1
-		case in.Name != "":
-			name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
-			if err != nil {
-				return out, err
-			}
-			var p string
-			if in.Path != "" {
-				if p, err = s.relPath("path", in.Path); err != nil {
-					return out, err
-				}
-			}
-			syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
-			if errors.Is(err, symbols.ErrNotFound) {
-				return out, fmt.Errorf("unknown symbol %q%s: try search_symbols", name, inPath(p))
-			}
-			if err != nil {
-				return out, err
-			}
-			sym, out.Matches = syms[0], len(syms)
-		default:
-			return out, argError("give name (plain or qualified) or id")
-		}
+		minConf, err := minConfidence(in.MinConfidence)
 		if err != nil {
 			return out, err
 		}
-		out.Symbol = ref(sym)
-		w, err := graph.Symbols(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir, max(in.Depth, 1))
+		sym, matches, err := s.walkAnchor(ctx, in)
+		if err != nil {
+			return out, err
+		}
+		out.Symbol, out.Matches = ref(sym), matches
+		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir,
+			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf})
 		if err != nil {
 			return out, err
 		}
@@ -339,7 +332,8 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 				out.Truncated = true
 				break
 			}
-			out.Nodes = append(out.Nodes, GraphNode{SymbolRef: ref(n.Symbol), Depth: n.Depth, Edge: n.Kind, Line: n.Line})
+			out.Nodes = append(out.Nodes, GraphNode{SymbolRef: ref(n.Symbol), Depth: n.Depth, Edge: n.Kind, Line: n.Line,
+				Confidence: string(n.Confidence), Candidates: n.Candidates})
 		}
 		for i, u := range w.Unresolved {
 			if i == limit {
@@ -350,6 +344,41 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		}
 		return out, nil
 	}
+}
+
+// walkAnchor finds the symbol a walk starts from, by id or by name (and path),
+// with the number of symbols the name matched.
+func (s *Server) walkAnchor(ctx context.Context, in WalkIn) (symbols.Symbol, int, error) {
+	switch {
+	case in.ID < 0:
+		return symbols.Symbol{}, 0, argError("id must be positive (got %d)", in.ID)
+	case in.ID > 0:
+		sym, err := symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, in.ID)
+		if errors.Is(err, symbols.ErrNotFound) {
+			return sym, 0, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
+		}
+		return sym, 1, err
+	case in.Name != "":
+		name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
+		if err != nil {
+			return symbols.Symbol{}, 0, err
+		}
+		var p string
+		if in.Path != "" {
+			if p, err = s.relPath("path", in.Path); err != nil {
+				return symbols.Symbol{}, 0, err
+			}
+		}
+		syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+		if errors.Is(err, symbols.ErrNotFound) {
+			return symbols.Symbol{}, 0, fmt.Errorf("unknown symbol %q%s: try search_symbols", name, inPath(p))
+		}
+		if err != nil {
+			return symbols.Symbol{}, 0, err
+		}
+		return syms[0], len(syms), nil
+	}
+	return symbols.Symbol{}, 0, argError("give name (plain or qualified) or id")
 }
 
 // find_imports
