@@ -13,7 +13,7 @@ import (
 )
 
 func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
-	var path string
+	var path, minConf string
 	var depth int
 	short := map[graph.Direction]string{
 		graph.Callers: "List the symbols that call NAME (and, with --depth, their callers)",
@@ -28,6 +28,9 @@ func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
 			if depth < 1 || depth > graph.MaxDepth {
 				return usagef("--depth must be between 1 and %d", graph.MaxDepth)
 			}
+			if err := oneOf("min-confidence", minConf, walkConfidences...); err != nil {
+				return err
+			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
 				return err
@@ -37,7 +40,8 @@ func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			w, err := graph.Symbols(ctx, db, rec.ID, []int64{anchor.ID}, dir, depth)
+			w, err := graph.SymbolsWith(ctx, db, rec.ID, []int64{anchor.ID}, dir,
+				graph.Options{Depth: depth, MinConfidence: graph.Confidence(minConf)})
 			if err != nil {
 				return err
 			}
@@ -47,12 +51,13 @@ func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
 			}
 			for _, n := range w.Nodes {
 				if g.json {
-					if err := enc.Encode(walkLine{Path: n.Path, Name: n.Name, QualifiedName: n.QualifiedName, StartLine: n.StartLine, Depth: n.Depth, Edge: n.Kind}); err != nil {
+					if err := enc.Encode(walkLine{Path: n.Path, Name: n.Name, QualifiedName: n.QualifiedName, StartLine: n.StartLine,
+						Depth: n.Depth, Edge: n.Kind, Line: n.Line, Confidence: string(n.Confidence), Candidates: n.Candidates}); err != nil {
 						return err
 					}
 					continue
 				}
-				fmt.Printf("%s%s  %s:%d\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine)
+				fmt.Printf("%s%s  %s:%d%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, confidenceMark(n))
 			}
 			if !g.json && dir == graph.Callees && len(w.Unresolved) > 0 {
 				seen := map[string]bool{}
@@ -77,7 +82,24 @@ func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
 	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
+	cmd.Flags().StringVar(&minConf, "min-confidence", "", "only links this confident or better ("+strings.Join(walkConfidences, ", ")+")")
 	return cmd
+}
+
+// walkConfidences are the values of --min-confidence, best first (every link
+// resolves to a symbol, so unresolved would filter nothing).
+var walkConfidences = []string{string(graph.Exact), string(graph.Inferred), string(graph.Ambiguous)}
+
+// confidenceMark is the text output's tag of a link not known exactly:
+// "  [inferred]", "  [ambiguous: 3 candidates]"; exact links carry none.
+func confidenceMark(n graph.Node) string {
+	switch {
+	case n.Confidence == graph.Exact:
+		return ""
+	case n.Confidence == graph.Ambiguous && n.Candidates > 1:
+		return fmt.Sprintf("  [ambiguous: %d candidates]", n.Candidates)
+	}
+	return "  [" + string(n.Confidence) + "]"
 }
 
 type walkLine struct {
@@ -87,6 +109,9 @@ type walkLine struct {
 	StartLine     int    `json:"start_line"`
 	Depth         int    `json:"depth"`
 	Edge          string `json:"edge"`
+	Line          int    `json:"line"`
+	Confidence    string `json:"confidence"`
+	Candidates    int    `json:"candidates,omitempty"`
 }
 
 func newImportsCmd(g *globals, importers bool) *cobra.Command {

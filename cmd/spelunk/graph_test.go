@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// indexedWithConfidence indexes the fixture through the CLI and gives
+// IssueRefund's calls known confidences: IsEligibleForRefund ambiguous between
+// it and retry.Backoff, retry.Do exact, Invoice.Total inferred.
+func indexedWithConfidence(t *testing.T) string {
+	t.Helper()
+	url := pgtest.URL(t)
+	t.Setenv("SPELUNK_DATABASE_URL", url)
+	t.Setenv("SPELUNK_EMBEDDER", "hash")
+	repo := indextest.Repo(t)
+	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
+	ctx := context.Background()
+	id := func(qual string) int64 {
+		t.Helper()
+		var id int64
+		if err := db.Pool.QueryRow(ctx, `SELECT id FROM symbols WHERE qualified_name = $1 AND NOT is_test ORDER BY path LIMIT 1`, qual).Scan(&id); err != nil {
+			t.Fatalf("symbol %s: %v", qual, err)
+		}
+		return id
+	}
+	refund, eligible, backoff := id("billing.IssueRefund"), id("Invoice.IsEligibleForRefund"), id("retry.Backoff")
+	for _, u := range []struct {
+		target int64
+		conf   string
+		cands  []int64
+	}{{eligible, "ambiguous", []int64{eligible, backoff}}, {id("retry.Do"), "exact", nil}, {id("Invoice.Total"), "inferred", nil}} {
+		tag, err := db.Pool.Exec(ctx, `UPDATE edges SET confidence = $3, candidates = $4 WHERE source_id = $1 AND target_id = $2`,
+			refund, u.target, u.conf, u.cands)
+		if err != nil || tag.RowsAffected() == 0 {
+			t.Fatalf("set %s: %v (%d rows)", u.conf, err, tag.RowsAffected())
+		}
+	}
+	return repo
+}
+
+func TestCLICalleesConfidence(t *testing.T) {
+	repo := indexedWithConfidence(t)
+
+	code, out, errOut := spelunk(t, "callees", "IssueRefund", "--repo", repo)
+	if code != 0 {
+		t.Fatalf("callees: %d %s", code, errOut)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 0 {
+			lines[f[0]] = l
+		}
+	}
+	for name, want := range map[string]string{
+		"Invoice.IsEligibleForRefund": "[ambiguous: 2 candidates]", "retry.Backoff": "[ambiguous: 2 candidates]",
+		"Invoice.Total": "[inferred]",
+	} {
+		if !strings.HasSuffix(lines[name], want) {
+			t.Errorf("callees line of %s = %q, want it to end in %q\n%s", name, lines[name], want, out)
+		}
+	}
+	if l := lines["retry.Do"]; l == "" || strings.Contains(l, "[") {
+		t.Errorf("an exact callee is unmarked: %q\n%s", l, out)
+	}
+
+	code, out, _ = spelunk(t, "callees", "IssueRefund", "--repo", repo, "--json", "--min-confidence", "inferred")
+	if code != 0 {
+		t.Fatalf("callees --json: %d", code)
+	}
+	got := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w walkLine
+		if err := json.Unmarshal([]byte(l), &w); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		got[w.QualifiedName] = w.Confidence
+	}
+	if got["retry.Do"] != "exact" || got["Invoice.Total"] != "inferred" {
+		t.Errorf("callees --json confidences %v", got)
+	}
+	if _, ok := got["Invoice.IsEligibleForRefund"]; ok {
+		t.Errorf("--min-confidence inferred kept the ambiguous callee: %v", got)
+	}
+}
+
+func TestCLICallersConfidence(t *testing.T) {
+	repo := indexedWithConfidence(t)
+	code, out, _ := spelunk(t, "callers", "Backoff", "--repo", repo, "--json")
+	if code != 0 || !strings.Contains(out, `"qualified_name":"billing.IssueRefund"`) || !strings.Contains(out, `"confidence":"ambiguous"`) {
+		t.Fatalf("callers of a second candidate: %d %s", code, out)
+	}
+	code, out, _ = spelunk(t, "callers", "Backoff", "--repo", repo, "--min-confidence", "inferred")
+	if code != 0 || strings.Contains(out, "billing.IssueRefund") {
+		t.Fatalf("callers --min-confidence inferred kept the ambiguous caller: %d %s", code, out)
+	}
+	code, _, errOut := spelunk(t, "callers", "Backoff", "--repo", repo, "--min-confidence", "unresolved")
+	if code != 2 || !strings.Contains(errOut, "--min-confidence must be one of exact, inferred, ambiguous") {
+		t.Fatalf("--min-confidence unresolved: exit %d %q, want 2", code, errOut)
+	}
+}
