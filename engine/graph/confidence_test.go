@@ -137,6 +137,16 @@ func TestWalkConfidence(t *testing.T) {
 		}
 	}
 
+	// An edge with a target still marked unresolved (resolved before confidences
+	// were recorded) was chosen by name: inferred.
+	if _, err := c.fx.DB.Pool.Exec(ctx, `UPDATE edges SET confidence = 'unresolved' WHERE repository_id = $1 AND source_id = $2 AND target_name = 'Total' AND target_id IS NOT NULL`,
+		c.fx.RepoID, c.refund); err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := byName(walk(c.refund, graph.Callees, graph.Inferred))["Invoice.Total"]; !ok || n.Confidence != graph.Inferred {
+		t.Errorf("a legacy resolved edge: %+v (present %v), want inferred", n, ok)
+	}
+
 	// Deterministic: the same walk twice is the same list.
 	if a, b := walk(c.refund, graph.Callees, ""), walk(c.refund, graph.Callees, ""); !reflect.DeepEqual(a, b) {
 		t.Errorf("two walks differ:\n%+v\n%+v", a.Nodes, b.Nodes)

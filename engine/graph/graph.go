@@ -69,13 +69,18 @@ func Symbols(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir Dire
 	return SymbolsWith(ctx, db, repoID, ids, dir, Options{Depth: depth})
 }
 
+// linkConfidence is an edge's confidence as a walk reports it. An edge with a
+// target marked unresolved was resolved before confidences were recorded (the
+// column's default): chosen by name, so inferred, as migration 0004 says of them.
+const linkConfidence = `(CASE e.confidence WHEN 'unresolved' THEN 'inferred' ELSE e.confidence END)`
+
 // callersSQL finds the edges into the frontier: those whose target is in it and
 // the ambiguous ones that list a frontier symbol among their other candidates.
 // Rows come in display order (path, line, name); Via is the frontier symbol.
 const callersSQL = `WITH m AS (
-		SELECT e.source_id, e.target_id AS via, e.kind, e.line, e.confidence, e.candidates
+		SELECT e.source_id, e.target_id AS via, e.kind, e.line, ` + linkConfidence + ` AS confidence, e.candidates
 		FROM edges e
-		WHERE e.repository_id = $1 AND e.target_id = ANY ($2) AND e.kind = ANY ($3) AND e.confidence = ANY ($4)
+		WHERE e.repository_id = $1 AND e.target_id = ANY ($2) AND e.kind = ANY ($3) AND ` + linkConfidence + ` = ANY ($4)
 		UNION ALL
 		SELECT e.source_id, c.id, e.kind, e.line, e.confidence, e.candidates
 		FROM edges e CROSS JOIN LATERAL unnest(e.candidates) AS c(id)
@@ -90,11 +95,11 @@ const callersSQL = `WITH m AS (
 
 // calleesSQL finds the edges out of the frontier, one row per target: every
 // candidate of an ambiguous edge, else its target.
-const calleesSQL = `SELECT ` + symbols.Columns + `, e.source_id, e.kind, e.line, e.confidence, coalesce(cardinality(e.candidates), 0)
+const calleesSQL = `SELECT ` + symbols.Columns + `, e.source_id, e.kind, e.line, ` + linkConfidence + `, coalesce(cardinality(e.candidates), 0)
 	FROM edges e CROSS JOIN LATERAL unnest(coalesce(e.candidates, ARRAY[e.target_id])) AS c(id)
 	JOIN symbols s ON s.repository_id = e.repository_id AND s.id = c.id
 	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
-	WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3) AND e.confidence = ANY ($4)
+	WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3) AND ` + linkConfidence + ` = ANY ($4)
 	ORDER BY e.source_id, e.line, s.path, s.start_line, s.qualified_name, e.kind`
 
 // SymbolsWith walks callers or callees from the symbols ids, breadth first, up to
