@@ -35,8 +35,14 @@ func (h *goHandler) headerNode(x *extractor, n *sitter.Node) bool {
 }
 
 func (h *goHandler) handle(x *extractor, m *match) {
-	loadGoDecl(x.g)
+	loadGoFields(x.g)
 	n := &m.node
+	if strings.HasPrefix(m.tag, "local.") {
+		if start := int(n.StartByte()); start >= x.minOff {
+			h.types.decls = append(h.types.decls, goDeclNode{m.tag, start, *n})
+		}
+		return
+	}
 	switch m.tag {
 	case "package":
 		x.f.Package = x.text(n)
@@ -139,6 +145,7 @@ func (h *goHandler) handle(x *extractor, m *match) {
 			for _, ch := range x.named(n) {
 				switch x.kind(&ch) {
 				case "var_spec", "const_spec":
+					h.types.addPkgVar(x, &ch)
 					for _, nm := range x.fieldChildren(&ch, "name") {
 						names = append(names, x.text(&nm))
 					}
@@ -175,7 +182,7 @@ func (h *goHandler) handle(x *extractor, m *match) {
 		added := len(x.refs)
 		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
 		if q != "" && len(x.refs) > added {
-			h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier})
+			h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier, text: q})
 		}
 	case "reference.type":
 		x.addRef(RefReferences, x.text(m.name), x.qualifierText(m.qualifier), int(m.name.StartByte()))

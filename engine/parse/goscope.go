@@ -1,55 +1,197 @@
 package parse
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
-// goScopeKinds are the nodes that end a declaration's scope: blocks and the
-// statements and clauses whose header declares names.
-var goScopeKinds = map[string]bool{
-	"block": true, "func_literal": true, "function_declaration": true, "method_declaration": true,
-	"for_statement": true, "if_statement": true, "expression_switch_statement": true,
-	"type_switch_statement": true, "select_statement": true, "expression_case": true,
-	"type_case": true, "default_case": true, "communication_case": true, "source_file": true,
-}
-
 // maxScopeScan bounds the declarations of one name passed over in a lookup;
 // past it the name counts as declared with an unknown type.
 const maxScopeScan = 256
 
-// collect records every variable declaration in the file.
+// collect records the variable declarations that a lookup can reach: only
+// in top-level declarations holding a qualifier worth typing, only before
+// the last such qualifier (a later declaration cannot be visible to it), and
+// only of the names those qualifiers use, directly or through the values of
+// the declarations recorded (hence the walk backwards).
 func (t *goTypes) collect(x *extractor) {
 	t.vars = map[string][]*goVar{}
-	t.pkgVars = map[string]*goVar{}
-	qc := sitter.NewQueryCursor()
-	defer qc.Close()
-	ms := qc.Matches(goDecl.query, x.root, x.src)
-	for qm := ms.Next(); qm != nil; qm = ms.Next() {
-		for _, c := range qm.Captures {
-			n := c.Node
-			switch goDecl.names[c.Index] {
-			case "param", "variadic":
-				t.param(x, &n, goDecl.names[c.Index] == "variadic")
-			case "short":
-				if sc := t.scopeOf(x, &n); sc != nil {
-					t.tuple(x, goNamed(x, goField(&n, "left")), goNamed(x, goField(&n, "right")), nil, int(n.EndByte()), sc)
-				}
-			case "var":
-				if sc := t.scopeOf(x, &n); sc != nil {
-					t.tuple(x, x.fieldChildren(&n, "name"), goNamed(x, goField(&n, "value")), goField(&n, "type"), int(n.EndByte()), sc)
-				}
-			case "range", "recv":
-				t.untypedAssign(x, &n)
-			case "tswitch":
-				t.typeSwitch(x, &n)
-			}
+	units := x.topLevel()
+	spans := make([]span, len(units))
+	for i := range units {
+		spans[i] = span{int(units[i].StartByte()), int(units[i].EndByte())}
+	}
+	unitOf := func(off int) int {
+		u := sort.Search(len(spans), func(k int) bool { return spans[k].end > off })
+		if u < len(spans) && spans[u].start <= off {
+			return u
+		}
+		return -1
+	}
+	upto := make([]int, len(units))
+	want := map[string]bool{}
+	for i := range t.quals {
+		q := &t.quals[i]
+		if u := unitOf(q.off); u >= 0 && !t.importChain(q.text) {
+			upto[u] = max(upto[u], q.off+1)
+			want[leadName(q.text)] = true
 		}
 	}
+	slices.SortStableFunc(t.decls, func(a, b goDeclNode) int { return a.start - b.start })
+	var direct []int // start offsets of the parameters of unit directOf
+	directOf := -1
+	for i := len(t.decls) - 1; i >= 0; i-- {
+		d := &t.decls[i]
+		u := unitOf(d.start)
+		if u < 0 || d.start >= upto[u] || d.tag != "local.tswitch" && !leadWanted(x.s[d.start:], want) {
+			continue
+		}
+		if d.tag == "local.param" {
+			if directOf != u {
+				direct, directOf = t.directParams(x, &units[u], direct[:0]), u
+			}
+			t.param(x, &d.n, &units[u], direct, want)
+			continue
+		}
+		t.decl(x, d, want)
+	}
 	for _, vs := range t.vars {
+		slices.Reverse(vs) // recorded backwards
 		sort.SliceStable(vs, func(i, j int) bool { return vs[i].start < vs[j].start })
+	}
+}
+
+// want adds the names exprType may look up for e.
+func (t *goTypes) want(x *extractor, e *sitter.Node, want map[string]bool) {
+	for depth := 0; e != nil && depth < maxTypeDepth; depth++ {
+		switch x.kind(e) {
+		case "identifier":
+			want[x.text(e)] = true
+			return
+		case "parenthesized_expression":
+			e = e.NamedChild(0)
+		case "unary_expression", "selector_expression":
+			e = goField(e, "operand")
+		case "call_expression":
+			e = goField(e, "function")
+			if e != nil && x.kind(e) == "selector_expression" {
+				e = goField(e, "operand")
+			}
+		default:
+			return
+		}
+	}
+}
+
+// importChain reports whether the qualifier text q is pkg or pkg.a.b for
+// an imported pkg: no type to find there (unless a local shadows pkg,
+// which would cost a lookup table for every such call).
+func (t *goTypes) importChain(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if !isIdentByte(q[i]) && q[i] != '.' {
+			return false
+		}
+	}
+	pkg, _, _ := strings.Cut(q, ".")
+	return t.imports[pkg]
+}
+
+// leadName is the name a qualifier's type lookup starts from: its first
+// identifier, past ( & and * ("s" in s.db, "NewB" in NewB(), "b" in (*b)).
+func leadName(q string) string {
+	q = strings.TrimLeft(q, "(&* ")
+	i := 0
+	for i < len(q) && isIdentByte(q[i]) {
+		i++
+	}
+	return q[:i]
+}
+
+// leadWanted reports whether a declaration whose source starts src may
+// declare a wanted name: it reads the leading "a, b" list without cgo. It
+// errs towards yes (a comment in the list).
+func leadWanted(src string, want map[string]bool) bool {
+	for i := 0; ; {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+		j := i
+		for j < len(src) && isIdentByte(src[j]) {
+			j++
+		}
+		if want[src[i:j]] {
+			return true
+		}
+		for j < len(src) && (src[j] == ' ' || src[j] == '\t' || src[j] == '\n' || src[j] == '\r') {
+			j++
+		}
+		switch {
+		case j < len(src) && src[j] == '/':
+			return true
+		case j < len(src) && src[j] == ',' && j > i:
+			i = j + 1
+		default:
+			return false
+		}
+	}
+}
+
+// decl records the wanted names one declaration node declares.
+func (t *goTypes) decl(x *extractor, d *goDeclNode, want map[string]bool) {
+	n := &d.n
+	switch d.tag {
+	case "local.short":
+		t.tuple(x, goNamed(x, goField(n, "left")), n, goField(n, "right"), nil, want)
+	case "local.var":
+		t.tuple(x, x.fieldChildren(n, "name"), n, goField(n, "value"), goField(n, "type"), want)
+	case "local.range", "local.recv":
+		left, right := goField(n, "left"), goField(n, "right")
+		if left == nil || right == nil || !strings.Contains(x.s[left.EndByte():right.StartByte()], ":=") {
+			return
+		}
+		t.tuple(x, goNamed(x, left), n, nil, nil, want)
+	case "local.tswitch":
+		t.typeSwitch(x, n, want)
+	}
+}
+
+// goScopeKinds are the nodes that end a declaration's scope: blocks (their
+// statement list, which ends with the last statement) and the statements and
+// clauses whose header declares names.
+var goScopeKinds = map[string]bool{
+	"statement_list": true, "block": true, "func_literal": true, "function_declaration": true,
+	"method_declaration": true, "for_statement": true, "if_statement": true,
+	"expression_switch_statement": true, "type_switch_statement": true, "select_statement": true,
+	"expression_case": true, "type_case": true, "default_case": true, "communication_case": true,
+	"source_file": true,
+}
+
+// scopeOf returns the node n's declaration is scoped to. Node.Parent walks
+// down from the root, so this is done only for declarations that matter.
+func (t *goTypes) scopeOf(x *extractor, n *sitter.Node) *sitter.Node {
+	for p := n.Parent(); p != nil; p = p.Parent() {
+		if goScopeKinds[x.kind(p)] {
+			return p
+		}
+	}
+	return nil
+}
+
+// addPkgVar records a package-level var or const spec (seen by the main
+// query): visible in the whole file.
+func (t *goTypes) addPkgVar(x *extractor, spec *sitter.Node) {
+	if t.pkgVars == nil {
+		t.pkgVars = map[string]*goVar{}
+	}
+	vals := goNamed(x, goField(spec, "value"))
+	ty := goField(spec, "type")
+	for i, nm := range x.fieldChildren(spec, "name") {
+		if s := x.text(&nm); s != "_" && t.pkgVars[s] == nil {
+			t.pkgVars[s] = tupleVar(0, len(x.s), i, vals, ty)
+		}
 	}
 }
 
@@ -66,116 +208,131 @@ func goNamed(x *extractor, n *sitter.Node) []sitter.Node {
 	return out[:k]
 }
 
-func (t *goTypes) scopeOf(x *extractor, n *sitter.Node) *sitter.Node {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		if goScopeKinds[x.kind(p)] {
-			return p
-		}
-	}
-	return nil
-}
-
-func (t *goTypes) add(x *extractor, name *sitter.Node, v *goVar, scope *sitter.Node) {
+// add records v as a declaration of name unless name is not wanted.
+func (t *goTypes) add(x *extractor, name *sitter.Node, v *goVar, want map[string]bool) bool {
 	if x.kind(name) != "identifier" {
-		return
+		return false
 	}
 	s := x.text(name)
-	if s == "_" {
-		return
-	}
-	if x.kind(scope) == "source_file" {
-		// Package-level: visible in the whole file, before it too.
-		if _, dup := t.pkgVars[s]; !dup {
-			v.start = 0
-			t.pkgVars[s] = v
-		}
-		return
+	if !want[s] {
+		return false
 	}
 	t.vars[s] = append(t.vars[s], v)
+	if v.val != nil {
+		t.want(x, v.val, want)
+	}
+	return true
+}
+
+// directParams appends the start offsets of the receiver, parameters and
+// named results of unit when it is a function or method declaration.
+func (t *goTypes) directParams(x *extractor, unit *sitter.Node, out []int) []int {
+	if k := x.kind(unit); k != "function_declaration" && k != "method_declaration" {
+		return out
+	}
+	for _, f := range []string{"receiver", "parameters", "result"} {
+		if l := goField(unit, f); l != nil && x.kind(l) == "parameter_list" {
+			for _, p := range x.named(l) {
+				out = append(out, int(p.StartByte()))
+			}
+		}
+	}
+	return out
 }
 
 // param records a parameter, receiver or named result of a function,
-// method or function literal (not of a function type or interface method).
-func (t *goTypes) param(x *extractor, n *sitter.Node, variadic bool) {
-	list := n.Parent()
-	if list == nil {
+// method or function literal (not of a function type or interface
+// method), visible from the parameter on. unit is the top-level
+// declaration holding it, direct its own parameters' offsets.
+func (t *goTypes) param(x *extractor, n, unit *sitter.Node, direct []int, want map[string]bool) {
+	names := x.fieldChildren(n, "name")
+	if !slices.ContainsFunc(names, func(nm sitter.Node) bool { return want[x.text(&nm)] }) {
 		return
 	}
-	fn := list.Parent()
-	switch x.kind(fn) {
-	case "function_declaration", "method_declaration", "func_literal":
-	default:
-		return
+	fn := unit
+	if !slices.Contains(direct, int(n.StartByte())) {
+		list := n.Parent()
+		if list == nil {
+			return
+		}
+		if fn = list.Parent(); fn == nil || x.kind(fn) != "func_literal" {
+			return
+		}
 	}
 	ty := goField(n, "type")
-	for _, nm := range x.fieldChildren(n, "name") {
-		v := &goVar{start: int(list.EndByte()), end: int(fn.EndByte()), typ: ty, untyped: variadic}
-		t.add(x, &nm, v, fn)
+	variadic := x.kind(n) == "variadic_parameter_declaration"
+	for _, nm := range names {
+		t.add(x, &nm, &goVar{start: int(n.EndByte()), end: int(fn.EndByte()), typ: ty, untyped: variadic}, want)
 	}
 }
 
-// tuple records names = vals (or names T = vals): positional when the
-// counts match; with one value for several names (b, err := NewB()) only
-// the first name gets the value's type.
-func (t *goTypes) tuple(x *extractor, names, vals []sitter.Node, ty *sitter.Node, start int, scope *sitter.Node) {
-	for i := range names {
-		v := &goVar{start: start, end: int(scope.EndByte())}
-		switch {
-		case ty != nil:
-			v.typ = ty
-		case len(vals) == len(names):
-			v.val = &vals[i]
-		case len(vals) == 1 && i == 0:
-			v.val = &vals[0]
-		default:
-			v.untyped = true
-		}
-		t.add(x, &names[i], v, scope)
-	}
-}
-
-// untypedAssign records the names of `for k, v := range` and `case v :=
-// <-ch`: they shadow, but the file does not say their type cheaply.
-func (t *goTypes) untypedAssign(x *extractor, n *sitter.Node) {
-	left, right := goField(n, "left"), goField(n, "right")
-	if left == nil || right == nil || !strings.Contains(x.s[left.EndByte():right.StartByte()], ":=") {
+// tuple records the names declared by n (names = vals, names T = vals, or
+// untyped when both are nil), visible from the end of n to the end of its
+// scope.
+func (t *goTypes) tuple(x *extractor, names []sitter.Node, n, vals, ty *sitter.Node, want map[string]bool) {
+	if !slices.ContainsFunc(names, func(nm sitter.Node) bool { return want[x.text(&nm)] }) {
 		return
 	}
 	sc := t.scopeOf(x, n)
-	if sc == nil {
+	if sc == nil || x.kind(sc) == "source_file" {
 		return
 	}
-	for _, nm := range goNamed(x, left) {
-		t.add(x, &nm, &goVar{start: int(n.EndByte()), end: int(sc.EndByte()), untyped: true}, sc)
+	vs := goNamed(x, vals)
+	untyped := vals == nil && ty == nil
+	for i := range names {
+		v := tupleVar(int(n.EndByte()), int(sc.EndByte()), i, vs, ty)
+		v.untyped = v.untyped || untyped
+		t.add(x, &names[i], v, want)
 	}
+}
+
+// tupleVar is the i-th name of names T = vals: positional when the counts
+// match (vals[i]); with one value for several names (b, err := NewB()) only
+// the first name gets the value's type.
+func tupleVar(start, end, i int, vals []sitter.Node, ty *sitter.Node) *goVar {
+	v := &goVar{start: start, end: end}
+	switch {
+	case ty != nil:
+		v.typ = ty
+	case len(vals) == 1 && i == 0:
+		v.val = &vals[0]
+	case len(vals) > 1 && i < len(vals):
+		v.val = &vals[i]
+	default:
+		v.untyped = true
+	}
+	return v
 }
 
 // typeSwitch records `switch v := e.(type)`: v has the case's type in a
 // case that names one type, and no known type elsewhere.
-func (t *goTypes) typeSwitch(x *extractor, n *sitter.Node) {
+func (t *goTypes) typeSwitch(x *extractor, n *sitter.Node, want map[string]bool) {
 	alias := goNamed(x, goField(n, "alias"))
-	if len(alias) != 1 {
+	if len(alias) != 1 || !want[x.text(&alias[0])] {
 		return
 	}
 	start := int(n.EndByte())
 	if val := goField(n, "value"); val != nil {
 		start = int(val.EndByte())
 	}
-	t.add(x, &alias[0], &goVar{start: start, end: int(n.EndByte()), untyped: true}, n)
-	for _, c := range x.named(n) {
-		if x.kind(&c) != "type_case" {
+	// Cases first: recorded backwards like everything else.
+	cases := x.named(n)
+	for k := len(cases) - 1; k >= 0; k-- {
+		c := &cases[k]
+		if x.kind(c) != "type_case" {
 			continue
 		}
 		var types []sitter.Node
-		for _, ty := range x.fieldChildren(&c, "type") {
+		for _, ty := range x.fieldChildren(c, "type") {
 			if ty.IsNamed() {
 				types = append(types, ty)
 			}
 		}
 		if len(types) == 1 {
-			t.add(x, &alias[0], &goVar{start: int(c.StartByte()), end: int(c.EndByte()), typ: &types[0]}, &c)
+			t.add(x, &alias[0], &goVar{start: int(c.StartByte()), end: int(c.EndByte()), typ: &types[0]}, want)
 		}
 	}
+	t.add(x, &alias[0], &goVar{start: start, end: int(n.EndByte()), untyped: true}, want)
 }
 
 // lookup finds the declaration of name visible at off: the latest one

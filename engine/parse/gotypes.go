@@ -14,50 +14,32 @@ import (
 // wins, which is Go's lexical scoping without a full walk. Anything the
 // rules do not cover gets no type: a wrong type is worse than none.
 
-// goDeclQuerySrc captures every construct that declares a variable, typed or
-// not (an untyped one still shadows an outer name).
-const goDeclQuerySrc = `
-(parameter_declaration) @param
-(variadic_parameter_declaration) @variadic
-(short_var_declaration) @short
-(var_spec) @var
-(const_spec) @var
-(range_clause) @range
-(receive_statement) @recv
-(type_switch_statement alias: (_)) @tswitch
-`
-
-var goDecl struct {
-	once   sync.Once
-	query  *sitter.Query
-	names  []string
-	fields map[string]uint16
+// goFields caches field ids: ChildByFieldName allocates a C string per call.
+var goFields struct {
+	once sync.Once
+	ids  map[string]uint16
 }
 
-// goField returns n's child by field name through a cached field id
-// (ChildByFieldName allocates a C string per call).
+// goField returns n's child by field name (one of those loadGoFields knows).
 func goField(n *sitter.Node, name string) *sitter.Node {
 	if n == nil {
 		return nil
 	}
-	return n.ChildByFieldId(goDecl.fields[name])
+	if id, ok := goFields.ids[name]; ok {
+		return n.ChildByFieldId(id)
+	}
+	return n.ChildByFieldName(name)
 }
 
-func loadGoDecl(g *grammar) bool {
-	goDecl.once.Do(func() {
-		q, err := sitter.NewQuery(g.ts, goDeclQuerySrc)
-		if err != nil {
-			return
-		}
-		goDecl.query, goDecl.names = q, q.CaptureNames()
-		goDecl.fields = map[string]uint16{}
+func loadGoFields(g *grammar) {
+	goFields.once.Do(func() {
+		goFields.ids = map[string]uint16{}
 		for _, f := range []string{"name", "type", "value", "left", "right", "alias", "operand",
 			"field", "function", "arguments", "operator", "result", "type_parameters", "type_arguments",
-			"package"} {
-			goDecl.fields[f] = g.ts.FieldIdForName(f)
+			"package", "receiver", "parameters"} {
+			goFields.ids[f] = g.ts.FieldIdForName(f)
 		}
 	})
-	return goDecl.query != nil
 }
 
 // goVar is one declared name. Its type is worked out on first use.
@@ -70,10 +52,18 @@ type goVar struct {
 	res        string
 }
 
+// goDeclNode is a declaration the query found ("local.short", ...).
+type goDeclNode struct {
+	tag   string
+	start int
+	n     sitter.Node
+}
+
 // goQual is a call whose qualifier may have a type.
 type goQual struct {
-	off int // the call name's offset, as in rawRef.off
-	q   sitter.Node
+	off  int // the call name's offset, as in rawRef.off
+	q    sitter.Node
+	text string // rawRef.qualifier
 }
 
 // goSpan is a top-level declaration's range and its type parameters.
@@ -85,6 +75,7 @@ type goSpan struct {
 // goTypes is the per-file state of the qualifier typing.
 type goTypes struct {
 	quals   []goQual
+	decls   []goDeclNode
 	structs map[string]sitter.Node       // struct name -> struct_type
 	fields  map[string]map[string]string // struct name -> field -> type, filled on demand
 	results map[string]string            // top-level function -> ResultType
@@ -273,14 +264,14 @@ func (t *goTypes) structField(x *extractor, s, f string) string {
 
 // resolve sets QualifierType on the calls recorded in t.quals.
 func (t *goTypes) resolve(x *extractor) {
-	if len(t.quals) == 0 || !loadGoDecl(x.g) {
+	if len(t.quals) == 0 {
 		return
 	}
-	t.collect(x)
 	t.imports = map[string]bool{}
 	for _, imp := range x.f.Imports {
 		t.imports[goImportName(imp)] = true
 	}
+	t.collect(x)
 	got := map[int]string{}
 	for i := range t.quals {
 		if ty := t.exprType(x, &t.quals[i].q, 0); ty != "" {
