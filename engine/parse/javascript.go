@@ -149,8 +149,10 @@ func (h *jsHandler) handle(x *extractor, m *match) {
 		d := &def{name: x.text(m.name), kind: KindFunction, mode: qualNested, exported: isExportOuter(x, outer)}
 		if m.tag == "definition.class" {
 			d.kind = KindClass
+			h.types.addScope(n, scopeClass, d.name)
 		} else {
 			d.result = h.resultType(x, n, "")
+			h.types.addScope(n, scopeFn, "")
 		}
 		d.sig = x.sigUpTo(outer, field(n, "body"))
 		x.addDef(d, n, outer)
@@ -494,6 +496,9 @@ func (h *jsHandler) objectMembers(x *extractor, obj *sitter.Node, prefix string,
 
 func (h *jsHandler) classMember(x *extractor, m *match) {
 	n := &m.node
+	if x.kind(n) == "method_definition" {
+		h.fnScope(x, n, stringValue(x, m.name))
+	}
 	body := n.Parent()
 	if body == nil {
 		return
@@ -537,7 +542,7 @@ func (h *jsHandler) export(name string) {
 // the members of exported classes and the functions assigned to properties
 // of exported objects (res.send when module.exports = res).
 func (h *jsHandler) finish(x *extractor) {
-	h.types.ctor = "constructor"
+	h.types.ctor, h.types.blocks, h.types.lang = "constructor", jsBlocks, h
 	h.types.resolve(x)
 	if len(h.exported) == 0 {
 		return

@@ -25,6 +25,21 @@ import (
 // parameters to the end of their function; destructured names, loop and
 // catch variables are untyped but shadow.
 
+// jsBlocks end the range of a let, const or catch binding inside them.
+var jsBlocks = map[string]bool{
+	"statement_block": true, "for_statement": true, "for_in_statement": true, "catch_clause": true,
+	"switch_body": true, "program": true, "class_body": true, "class_static_block": true,
+	"function_declaration": true, "function_expression": true, "arrow_function": true,
+	"method_definition": true, "generator_function": true, "generator_function_declaration": true,
+}
+
+// How a JS binding's type is inferred from its node (tbind.how).
+const (
+	jsHowDecl   uint8 = iota + 1 // a variable declarator
+	jsHowAssign                  // an assignment
+	jsHowField                   // a class field
+)
+
 // typeMatch handles the scope.* and bind.* captures of the JS queries.
 func (h *jsHandler) typeMatch(x *extractor, m *match) {
 	t := &h.types
@@ -32,15 +47,9 @@ func (h *jsHandler) typeMatch(x *extractor, m *match) {
 	s, e := int(n.StartByte()), int(n.EndByte())
 	switch m.tag {
 	case "scope.fn":
-		name := ""
-		if x.kind(n) == "method_definition" {
-			name = x.text(field(n, "name"))
-		}
-		t.addScope(s, e, scopeFn, name)
+		t.addScope(n, scopeFn, "")
 	case "scope.arrow":
-		t.addScope(s, e, scopeArrow, "")
-	case "scope.block":
-		t.addScope(s, e, scopeBlock, "")
+		t.addScope(n, scopeArrow, "")
 	case "scope.class":
 		name := x.text(field(n, "name"))
 		if name == "" && x.kind(n) == "class" {
@@ -48,61 +57,67 @@ func (h *jsHandler) typeMatch(x *extractor, m *match) {
 				name = x.text(field(p, "name")) // const C = class {}
 			}
 		}
-		t.addScope(s, e, scopeClass, name)
+		t.addScope(n, scopeClass, name)
 	case "bind.var", "bind.let":
-		h.bindDeclarator(x, n, m.tag == "bind.var")
+		if x.kind(m.name) != "identifier" {
+			h.bindPattern(x, m.name, e, m.tag == "bind.var", false)
+			return
+		}
+		t.addBind(tbind{name: x.text(m.name), at: s, off: e, fnScoped: m.tag == "bind.var", how: jsHowDecl, node: *n})
 	case "bind.assign":
-		t.addBind(tbind{name: x.text(field(n, "left")), typ: h.valueType(x, field(n, "right")), at: s, off: e, assign: true})
+		t.addBind(tbind{name: x.text(m.name), at: s, off: e, assign: true, how: jsHowAssign, node: *n})
 	case "bind.attr":
-		h.bindThisAttr(x, n)
+		t.addAttr(tattr{name: x.text(m.name), at: s, ctor: true, how: jsHowAssign, node: *n})
 	case "bind.for":
 		kind := x.text(field(n, "kind"))
 		h.bindPattern(x, m.name, int(m.name.EndByte()), kind == "var", kind == "")
 	case "bind.untyped":
 		h.bindPattern(x, m.name, int(m.name.EndByte()), false, false)
-	case "bind.params":
-		h.bindParams(x, n)
 	case "bind.field":
-		name, val := field(n, "name"), field(n, "value")
-		if name == nil {
-			name = field(n, "property") // JavaScript's field_definition
-		}
-		a := tattr{name: x.text(name), at: s}
+		t.addAttr(tattr{name: x.text(m.name), at: s, how: jsHowField, node: *n})
+	}
+}
+
+// fnScope records a class method's scope. A constructor's parameters are
+// bound at once: parameter properties are attributes, needed before lookups.
+func (h *jsHandler) fnScope(x *extractor, n *sitter.Node, name string) {
+	t := &h.types
+	t.addScope(n, scopeFn, name)
+	if name == "constructor" && len(t.scopes) > 0 && t.scopes[len(t.scopes)-1].start == int(n.StartByte()) {
+		t.scopes[len(t.scopes)-1].lazy = false
+		h.params(x, n)
+	}
+}
+
+// infer implements langTypes: a TypeScript annotation, else the value's
+// type; ref names the variable assigned (this.db = db).
+func (h *jsHandler) infer(x *extractor, n *sitter.Node, how uint8) (typ, ref string, annotated bool) {
+	if how != jsHowAssign && h.ts {
 		if ann := field(n, "type"); ann != nil {
-			a.typ, a.explicit = jsTypeName(x, ann, ""), true
-		} else {
-			a.typ = h.valueType(x, val)
+			return jsTypeName(x, ann, ""), "", true
 		}
-		t.addAttr(a)
 	}
+	var v *sitter.Node
+	if how == jsHowAssign {
+		v = field(n, "right")
+	} else {
+		v = field(n, "value")
+	}
+	if x.kind(v) == "identifier" {
+		return "", x.text(v), false
+	}
+	return h.valueType(x, v), "", false
 }
 
-// bindDeclarator records `const x: T = v` (var: function-scoped).
-func (h *jsHandler) bindDeclarator(x *extractor, n *sitter.Node, isVar bool) {
-	name := field(n, "name")
-	if x.kind(name) != "identifier" {
-		h.bindPattern(x, name, int(n.EndByte()), isVar, false)
-		return
+// params implements langTypes: a function's parameters, `x` of x => ....
+func (h *jsHandler) params(x *extractor, n *sitter.Node) {
+	if x.kind(n) == "arrow_function" {
+		if p := field(n, "parameter"); p != nil {
+			h.bindPattern(x, p, int(p.EndByte()), true, false)
+			return
+		}
 	}
-	b := tbind{name: x.text(name), at: int(n.StartByte()), off: int(n.EndByte()), fnScoped: isVar}
-	if ann := field(n, "type"); ann != nil {
-		b.typ, b.annotated = jsTypeName(x, ann, ""), true
-	} else {
-		b.typ = h.valueType(x, field(n, "value"))
-	}
-	h.types.addBind(b)
-}
-
-// bindThisAttr records this.x = v (the table keeps those of constructors).
-func (h *jsHandler) bindThisAttr(x *extractor, n *sitter.Node) {
-	left, right := field(n, "left"), field(n, "right")
-	a := tattr{name: x.text(field(left, "property")), at: int(n.StartByte()), ctor: true}
-	if x.kind(right) == "identifier" {
-		a.ref = x.text(right)
-	} else {
-		a.typ = h.valueType(x, right)
-	}
-	h.types.addAttr(a)
+	h.bindParams(x, field(n, "parameters"))
 }
 
 // bindPattern records the names a binding pattern binds, untyped.
@@ -112,7 +127,7 @@ func (h *jsHandler) bindPattern(x *extractor, n *sitter.Node, off int, fnScoped,
 	}
 	switch x.kind(n) {
 	case "identifier", "shorthand_property_identifier_pattern":
-		h.types.addBind(tbind{name: x.text(n), at: int(n.StartByte()), off: off, fnScoped: fnScoped, assign: assign})
+		h.types.addBind(tbind{name: x.text(n), at: int(n.StartByte()), off: off, fnScoped: fnScoped, assign: assign, node: *n})
 	case "object_pattern", "array_pattern", "rest_pattern":
 		for _, ch := range x.named(n) {
 			h.bindPattern(x, &ch, off, fnScoped, assign)
@@ -127,6 +142,9 @@ func (h *jsHandler) bindPattern(x *extractor, n *sitter.Node, off int, fnScoped,
 // bindParams records a function's parameters; TypeScript parameter
 // properties (constructor(private db: DB)) are also attributes.
 func (h *jsHandler) bindParams(x *extractor, n *sitter.Node) {
+	if n == nil {
+		return
+	}
 	for _, p := range x.named(n) {
 		switch x.kind(&p) {
 		case "required_parameter", "optional_parameter":
@@ -258,9 +276,9 @@ func jsQualType(q string) string {
 	case q == "this" || q == "super":
 		return pendThis
 	case strings.HasPrefix(q, "this.") && plainIdent(strings.TrimPrefix(q[len("this."):], "#")):
-		return pendAttr + q[len("this."):]
+		return pendAttr
 	case plainIdent(q):
-		return pendVar + q
+		return pendVar
 	}
 	return ""
 }

@@ -3,23 +3,29 @@ package parse
 import (
 	"sort"
 	"strings"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
 )
 
 // The scope table behind Ref.QualifierType for Python and JavaScript/TypeScript.
-// Everything comes from query matches (scopes, bindings, attribute types) as
-// byte ranges, so no handler walks the tree for it; finish() sorts the scopes
-// into a tree once and answers each call's qualifier by interval lookups.
+// Functions and classes come from query matches as byte ranges, so no handler
+// walks the tree for them; finish() sorts them into a tree once and answers
+// each call's qualifier by interval lookups.
 //
-// A binding applies from where it is written to the end of its scope (the
-// innermost block, or the function for a JS var or a parameter). The latest
-// binding that applies wins, and a different rebinding of the same variable
-// in between that does not apply (one made in a branch) makes the type
-// unknown rather than a guess. An untyped binding still shadows.
+// A binding applies from where it is written to the end of its block, or of
+// its function for a JS var or a parameter. The latest binding that applies
+// wins, and a different rebinding of the same variable in between that does
+// not apply (one made in a branch) makes the type unknown rather than a
+// guess. An untyped binding still shadows.
+//
+// Most bindings are never asked about (only names used as a call's qualifier
+// are), and every node the Go binding hands out costs a cgo call and an
+// allocation, so a binding's type, its block and a function's parameters are
+// worked out from their nodes only when a lookup needs them.
 
 // Scope kinds.
 const (
-	scopeBlock = iota // Python block; JS statement block, for, catch, switch body
-	scopeFn           // a function, method, lambda or (Python) comprehension
+	scopeFn    = iota // a function, method, lambda or (Python) comprehension
 	scopeArrow        // a JS arrow function: a function that keeps `this`
 	scopeClass
 )
@@ -27,18 +33,22 @@ const (
 type tscope struct {
 	start, end int
 	kind       uint8
+	lazy       bool   // node's parameters are not yet bindings
 	name       string // class name; function name (to find __init__ / constructor)
 	parent     int    // enclosing scope, -1 for the file
+	node       sitter.Node
 }
 
 type tbind struct {
 	name      string
 	typ       string // "" unknown: it still shadows
 	at, off   int    // where it is written; where it takes effect
-	fnScoped  bool   // JS var and function parameters: the enclosing function
+	fnScoped  bool   // JS var and parameters: the enclosing function
 	assign    bool   // rebinds an existing variable (every Python binding; JS x = ...)
-	annotated bool   // the type is declared, not inferred
-	end, fn   int    // computed: end of its range; its function scope (-1: the file)
+	how       uint8  // != 0: typ is still to be inferred from node (langTypes.infer)
+	node      sitter.Node
+	end, fn   int // computed: end of its range (0: not yet); its function scope (-1: the file)
+	annotated bool
 }
 
 // tattr is a candidate type of an instance attribute: `db: DB` in a class
@@ -47,8 +57,10 @@ type tattr struct {
 	name, typ string
 	ref       string // the type is that of this variable at `at` (self.db = db)
 	at        int
-	explicit  bool // an annotation, which wins over inferred types
-	ctor      bool // written in the constructor, not the class body
+	explicit  bool  // an annotation, which wins over inferred types
+	ctor      bool  // written in the constructor, not the class body
+	how       uint8 // as in tbind
+	node      sitter.Node
 }
 
 type attrKey struct {
@@ -56,21 +68,33 @@ type attrKey struct {
 	name  string
 }
 
+// langTypes is what the table asks of the language handler, lazily.
+type langTypes interface {
+	// infer works out the type of a binding or attribute recorded with how.
+	infer(x *extractor, n *sitter.Node, how uint8) (typ, ref string, annotated bool)
+	// params records the parameters of function scope node as bindings.
+	params(x *extractor, n *sitter.Node)
+}
+
 type typeTable struct {
-	scopes []tscope
-	binds  []tbind
-	attrs  []tattr
-	minOff int
-	ctor   string // "__init__" or "constructor"
-	py     bool   // Python scoping: a name bound in a function is local to all of it
+	scopes  []tscope
+	binds   []tbind
+	attrs   []tattr
+	minOff  int
+	ctor    string          // "__init__" or "constructor"
+	py      bool            // Python scoping: a name bound in a function is local to all of it
+	blocks  map[string]bool // node kinds that end a block-scoped binding's range
+	lang    langTypes
+	x       *extractor
+	fileEnd int
 
 	byName map[string][]int // bindings by name, in order of off
-	local  map[attrKey]bool // (function scope, name) pairs that have a binding
 	attrTy map[attrKey]string
 }
 
 // sync drops what an earlier tree found at or after the point error recovery
 // re-parses from (the extractor drops refs and defs there the same way).
+// Nodes of the old tree stay valid: its tree stays open until the end.
 func (t *typeTable) sync(x *extractor) {
 	if x.minOff == t.minOff {
 		return
@@ -101,9 +125,10 @@ func (t *typeTable) sync(x *extractor) {
 	t.attrs = as
 }
 
-func (t *typeTable) addScope(start, end int, kind uint8, name string) {
-	if start >= t.minOff {
-		t.scopes = append(t.scopes, tscope{start: start, end: end, kind: kind, name: name})
+// addScope records a scope; a function node's parameters are bound lazily.
+func (t *typeTable) addScope(n *sitter.Node, kind uint8, name string) {
+	if s := int(n.StartByte()); s >= t.minOff {
+		t.scopes = append(t.scopes, tscope{start: s, end: int(n.EndByte()), kind: kind, name: name, node: *n, lazy: kind != scopeClass})
 	}
 }
 
@@ -119,9 +144,10 @@ func (t *typeTable) addAttr(a tattr) {
 	}
 }
 
-// prepare nests the scopes, gives each binding its range, and moves Python
+// prepare nests the scopes, indexes the bindings by name, and moves Python
 // class-body bindings to the class's attributes.
-func (t *typeTable) prepare(fileEnd int) {
+func (t *typeTable) prepare(x *extractor) {
+	t.x, t.fileEnd, t.minOff = x, len(x.src), 0
 	sort.Slice(t.scopes, func(i, j int) bool {
 		a, b := t.scopes[i], t.scopes[j]
 		if a.start != b.start {
@@ -142,30 +168,50 @@ func (t *typeTable) prepare(fileEnd int) {
 		stack = append(stack, i)
 	}
 	sort.SliceStable(t.binds, func(i, j int) bool { return t.binds[i].off < t.binds[j].off })
-	t.byName = map[string][]int{}
-	t.local = map[attrKey]bool{}
+	t.byName = make(map[string][]int, len(t.binds))
 	for i := range t.binds {
 		b := &t.binds[i]
 		s := t.innermost(b.at)
-		if t.py {
-			if c := t.climbBlocks(s); c >= 0 && t.scopes[c].kind == scopeClass {
-				t.attrs = append(t.attrs, tattr{name: b.name, typ: b.typ, at: b.at, explicit: b.annotated})
-				b.name = ""
-				continue
-			}
+		if t.py && s >= 0 && t.scopes[s].kind == scopeClass {
+			t.attrs = append(t.attrs, tattr{name: b.name, typ: b.typ, at: b.at, how: b.how, node: b.node})
+			continue
 		}
-		if b.fnScoped {
-			s = t.fnOf(s)
-		}
-		b.end = fileEnd
-		if s >= 0 {
-			b.end = t.scopes[s].end
-		}
-		b.fn = t.fnOf(s)
-		t.byName[b.name] = append(t.byName[b.name], i)
-		t.local[attrKey{b.fn, b.name}] = true
+		t.index(i, s)
 	}
-	t.attrTypes()
+	t.attrTy = map[attrKey]string{}
+}
+
+// index files binding i, written in scope s, under its name.
+func (t *typeTable) index(i, s int) {
+	b := &t.binds[i]
+	b.fn = t.fnOf(s)
+	if b.fnScoped {
+		b.end = t.fileEnd
+		if b.fn >= 0 {
+			b.end = t.scopes[b.fn].end
+		}
+	}
+	idx := t.byName[b.name]
+	j := sort.Search(len(idx), func(j int) bool { return t.binds[idx[j]].off > b.off })
+	idx = append(idx, 0)
+	copy(idx[j+1:], idx[j:])
+	idx[j] = i
+	t.byName[b.name] = idx
+}
+
+// expandParams binds the parameters of function scope s, once.
+func (t *typeTable) expandParams(s int) {
+	sc := &t.scopes[s]
+	if !sc.lazy {
+		return
+	}
+	sc.lazy = false
+	before := len(t.binds)
+	t.lang.params(t.x, &sc.node)
+	for i := before; i < len(t.binds); i++ {
+		t.binds[i].fnScoped = true
+		t.index(i, s)
+	}
 }
 
 // innermost returns the innermost scope containing off, or -1.
@@ -177,92 +223,48 @@ func (t *typeTable) innermost(off int) int {
 	return i
 }
 
-// climbBlocks returns s or its first enclosing scope that is not a block.
-func (t *typeTable) climbBlocks(s int) int {
-	for s >= 0 && t.scopes[s].kind == scopeBlock {
-		s = t.scopes[s].parent
-	}
-	return s
-}
-
 // fnOf returns the function scope s is in (s itself if it is one), or -1;
 // class scopes are passed over, as a class body does not enclose its methods.
 func (t *typeTable) fnOf(s int) int {
-	for s >= 0 && t.scopes[s].kind != scopeFn && t.scopes[s].kind != scopeArrow {
+	for s >= 0 && t.scopes[s].kind == scopeClass {
 		s = t.scopes[s].parent
 	}
 	return s
 }
 
-// attrTypes decides each class attribute's type: the annotation when there
-// is exactly one, else the inferred types when they all agree.
-func (t *typeTable) attrTypes() {
-	type acc struct {
-		explicit, inferred string
-		nExp, nInf         int
-		conflict           [2]bool
-	}
-	accs := map[attrKey]*acc{}
-	for _, a := range t.attrs {
-		cls := t.classOfAttr(a)
-		if cls < 0 {
-			continue
-		}
-		typ := a.typ
-		if a.ref != "" {
-			typ = t.lookup(a.ref, a.at)
-		}
-		k := attrKey{cls, a.name}
-		c := accs[k]
-		if c == nil {
-			c = &acc{}
-			accs[k] = c
-		}
-		if a.explicit {
-			if c.nExp > 0 && c.explicit != typ {
-				c.conflict[0] = true
+// endOf returns where b stops applying: the end of the innermost block,
+// function or class around its node.
+func (t *typeTable) endOf(b *tbind) int {
+	if b.end == 0 {
+		b.end = t.fileEnd
+		for p := b.node.Parent(); p != nil; p = p.Parent() {
+			if t.blocks[t.x.kind(p)] {
+				b.end = int(p.EndByte())
+				break
 			}
-			c.explicit, c.nExp = typ, c.nExp+1
-		} else {
-			if c.nInf > 0 && c.inferred != typ {
-				c.conflict[1] = true
-			}
-			c.inferred, c.nInf = typ, c.nInf+1
 		}
 	}
-	t.attrTy = map[attrKey]string{}
-	for k, c := range accs {
-		switch {
-		case c.nExp > 0 && !c.conflict[0]:
-			t.attrTy[k] = c.explicit
-		case c.nExp == 0 && !c.conflict[1]:
-			t.attrTy[k] = c.inferred
-		}
-	}
+	return b.end
 }
 
-// classOfAttr returns the class an attribute candidate belongs to, or -1 when
-// it is written neither in the class body nor in its constructor.
-func (t *typeTable) classOfAttr(a tattr) int {
-	s := t.climbBlocks(t.innermost(a.at))
-	if a.ctor {
-		for s >= 0 && t.scopes[s].kind == scopeArrow {
-			s = t.climbBlocks(t.scopes[s].parent)
-		}
-		if s < 0 || t.scopes[s].kind != scopeFn || t.scopes[s].name != t.ctor {
-			return -1
-		}
-		s = t.climbBlocks(t.scopes[s].parent)
+func (t *typeTable) typeOf(b *tbind) string {
+	if b.how != 0 {
+		b.typ, _, b.annotated = t.lang.infer(t.x, &b.node, b.how)
+		b.how = 0
 	}
-	if s < 0 || t.scopes[s].kind != scopeClass {
-		return -1
-	}
-	return s
+	return b.typ
 }
 
 // lookup returns the type of variable name at off ("" when unknown). In
 // Python a name bound anywhere in a function is local to all of it.
 func (t *typeTable) lookup(name string, off int) string {
+	var chain [16]int
+	n := 0
+	for f := t.fnOf(t.innermost(off)); f >= 0 && n < len(chain); f = t.fnOf(t.scopes[f].parent) {
+		t.expandParams(f)
+		chain[n] = f
+		n++
+	}
 	idx := t.byName[name]
 	if len(idx) == 0 {
 		return ""
@@ -270,10 +272,13 @@ func (t *typeTable) lookup(name string, off int) string {
 	target := -2 // any function scope
 	if t.py {
 		target = -1
-		for f := t.fnOf(t.innermost(off)); f >= 0; f = t.fnOf(t.scopes[f].parent) {
-			if t.local[attrKey{f, name}] {
-				target = f
-				break
+	search:
+		for _, f := range chain[:n] {
+			for _, i := range idx {
+				if t.binds[i].fn == f {
+					target = f
+					break search
+				}
 			}
 		}
 	}
@@ -281,7 +286,7 @@ func (t *typeTable) lookup(name string, off int) string {
 	best := -1
 	for j := ub - 1; j >= 0; j-- {
 		b := &t.binds[idx[j]]
-		if b.end > off && (target == -2 || b.fn == target) {
+		if (target == -2 || b.fn == target) && t.endOf(b) > off {
 			best = j
 			break
 		}
@@ -290,12 +295,73 @@ func (t *typeTable) lookup(name string, off int) string {
 		return ""
 	}
 	bb := &t.binds[idx[best]]
+	typ := t.typeOf(bb)
 	for j := best + 1; j < ub; j++ {
-		if b := &t.binds[idx[j]]; b.assign && b.fn == bb.fn && b.typ != bb.typ {
+		if b := &t.binds[idx[j]]; b.assign && b.fn == bb.fn && t.typeOf(b) != typ {
 			return "" // rebound differently on some path
 		}
 	}
-	return bb.typ
+	return typ
+}
+
+// attrType is the type of attribute name of class scope cls: the annotation
+// when there is exactly one, else the inferred types when they all agree.
+func (t *typeTable) attrType(cls int, name string) string {
+	k := attrKey{cls, name}
+	if typ, ok := t.attrTy[k]; ok {
+		return typ
+	}
+	var explicit, inferred string
+	nExp, nInf, conflict := 0, 0, [2]bool{}
+	for i := range t.attrs {
+		a := &t.attrs[i]
+		if a.name != name || t.classOfAttr(a) != cls {
+			continue
+		}
+		if a.how != 0 {
+			a.typ, a.ref, a.explicit = t.lang.infer(t.x, &a.node, a.how)
+			a.how = 0
+		}
+		typ := a.typ
+		if a.ref != "" {
+			typ = t.lookup(a.ref, a.at)
+		}
+		if a.explicit {
+			conflict[0] = conflict[0] || (nExp > 0 && explicit != typ)
+			explicit, nExp = typ, nExp+1
+		} else {
+			conflict[1] = conflict[1] || (nInf > 0 && inferred != typ)
+			inferred, nInf = typ, nInf+1
+		}
+	}
+	typ := ""
+	switch {
+	case nExp > 0 && !conflict[0]:
+		typ = explicit
+	case nExp == 0 && !conflict[1]:
+		typ = inferred
+	}
+	t.attrTy[k] = typ
+	return typ
+}
+
+// classOfAttr returns the class an attribute candidate belongs to, or -1 when
+// it is written neither in the class body nor in its constructor.
+func (t *typeTable) classOfAttr(a *tattr) int {
+	s := t.innermost(a.at)
+	if a.ctor {
+		for s >= 0 && t.scopes[s].kind == scopeArrow {
+			s = t.scopes[s].parent
+		}
+		if s < 0 || t.scopes[s].kind != scopeFn || t.scopes[s].name != t.ctor {
+			return -1
+		}
+		s = t.scopes[s].parent
+	}
+	if s < 0 || t.scopes[s].kind != scopeClass {
+		return -1
+	}
+	return s
 }
 
 // thisClass returns the scope of the class whose instance self/this is at
@@ -325,12 +391,13 @@ func (t *typeTable) thisClass(off int) int {
 	return -1
 }
 
-// Pending qualifier types: a handler records what to look up when it sees the
-// call, and resolve answers it once every binding is known.
+// Pending qualifier types: a handler marks what to look up when it sees the
+// call (the name is the qualifier itself), and resolve answers it once every
+// binding is known.
 const (
-	pendVar  = "\x00v" // + variable name
+	pendVar  = "\x00v" // the qualifier is a variable
 	pendThis = "\x00t" // self, this, cls, super
-	pendAttr = "\x00a" // + attribute of self/this
+	pendAttr = "\x00a" // the qualifier is self.attr / this.attr
 )
 
 // resolve replaces the pending qualifier types of x's refs.
@@ -342,21 +409,22 @@ func (t *typeTable) resolve(x *extractor) {
 			continue
 		}
 		if !prepared {
-			t.prepare(len(x.src))
+			t.prepare(x)
 			prepared = true
 		}
 		q := r.qualType
 		r.qualType = ""
-		switch {
-		case strings.HasPrefix(q, pendVar):
-			r.qualType = t.lookup(q[len(pendVar):], r.off)
-		case q == pendThis:
+		switch q {
+		case pendVar:
+			r.qualType = t.lookup(r.qualifier, r.off)
+		case pendThis:
 			if c := t.thisClass(r.off); c >= 0 {
 				r.qualType = t.scopes[c].name
 			}
-		case strings.HasPrefix(q, pendAttr):
+		case pendAttr:
+			_, attr, _ := strings.Cut(r.qualifier, ".")
 			if c := t.thisClass(r.off); c >= 0 {
-				r.qualType = t.attrTy[attrKey{c, q[len(pendAttr):]}]
+				r.qualType = t.attrType(c, attr)
 			}
 		}
 	}

@@ -83,9 +83,9 @@ func (h *pyHandler) handle(x *extractor, m *match) {
 		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
 		d.doc = pyDocstring(x, field(n, "body"))
 		if d.kind == KindClass {
-			h.types.addScope(int(n.StartByte()), int(n.EndByte()), scopeClass, name)
+			h.types.addScope(n, scopeClass, name)
 		} else {
-			h.types.addScope(int(n.StartByte()), int(n.EndByte()), scopeFn, name)
+			h.types.addScope(n, scopeFn, name)
 			d.result = pyAnnType(x, field(n, "return_type"), d.receiver)
 		}
 		x.addDef(d, n, outer)
@@ -156,7 +156,7 @@ func (h *pyHandler) imports(x *extractor, n *sitter.Node) {
 }
 
 func (h *pyHandler) finish(x *extractor) {
-	h.types.py, h.types.ctor = true, "__init__"
+	h.types.py, h.types.ctor, h.types.blocks, h.types.lang = true, "__init__", pyBlocks, h
 	h.types.resolve(x)
 }
 

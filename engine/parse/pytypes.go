@@ -39,64 +39,78 @@ var pyWrapper = map[string]bool{
 	"NotRequired": true, "ReadOnly": true,
 }
 
+// pyBlocks end the range of a binding inside them.
+var pyBlocks = map[string]bool{
+	"block": true, "module": true, "function_definition": true, "class_definition": true, "lambda": true,
+	"list_comprehension": true, "set_comprehension": true, "dictionary_comprehension": true,
+	"generator_expression": true,
+}
+
+// How a Python binding's type is inferred from its node (tbind.how).
+const (
+	pyHowAssign uint8 = iota + 1 // an assignment or named expression
+	pyHowExcept                  // the target of `except E as e`
+)
+
 // typeMatch handles the scope.* and bind.* captures of python.scm.
 func (h *pyHandler) typeMatch(x *extractor, m *match) {
 	t := &h.types
 	n := &m.node
-	s, e := int(n.StartByte()), int(n.EndByte())
 	switch m.tag {
 	case "scope.fn":
-		t.addScope(s, e, scopeFn, "")
-	case "scope.block":
-		t.addScope(s, e, scopeBlock, "")
+		t.addScope(n, scopeFn, "")
 	case "bind.assign":
-		h.bindAssign(x, n)
+		h.bindAssign(x, m)
 	case "bind.untyped":
 		h.bindTargets(x, m.name, int(m.name.EndByte()))
 	case "bind.except":
-		typ := ""
-		if as := m.name.Parent(); as != nil {
-			typ = pyTypeExpr(x, as.NamedChild(0), "", 0)
-		}
-		t.addBind(tbind{name: x.text(m.name), typ: typ, at: s, off: int(m.name.EndByte()), assign: true, annotated: true})
-	case "bind.params":
-		h.bindParams(x, n)
+		t.addBind(tbind{name: x.text(m.name), at: int(n.StartByte()), off: int(m.name.EndByte()), assign: true, how: pyHowExcept, node: *m.name})
 	}
 }
 
-// bindAssign records `x = v`, `x: T = v`, `x := v` and self.attr = v.
-func (h *pyHandler) bindAssign(x *extractor, n *sitter.Node) {
+// bindAssign records `x = v`, `x: T = v`, `x := v` and self.attr = v; their
+// types are inferred when asked for (infer).
+func (h *pyHandler) bindAssign(x *extractor, m *match) {
 	t := &h.types
-	left, right, ann := field(n, "left"), field(n, "right"), field(n, "type")
-	if left == nil {
-		left, right = field(n, "name"), field(n, "value") // named_expression
-	}
+	n, left := &m.node, m.name
 	switch x.kind(left) {
 	case "identifier":
-		b := tbind{name: x.text(left), at: int(n.StartByte()), off: int(n.EndByte()), assign: true}
-		if ann != nil {
-			b.typ, b.annotated = pyAnnType(x, ann, ""), true
-		} else {
-			b.typ = pyValueType(x, right)
-		}
-		t.addBind(b)
+		t.addBind(tbind{name: x.text(left), at: int(n.StartByte()), off: int(n.EndByte()), assign: true, how: pyHowAssign, node: *n})
 	case "attribute":
-		obj, attr := field(left, "object"), field(left, "attribute")
-		if x.kind(obj) != "identifier" || x.text(obj) != "self" {
-			return
+		if q := x.text(left); strings.HasPrefix(q, "self.") && plainIdent(q[len("self."):]) {
+			t.addAttr(tattr{name: q[len("self."):], at: int(n.StartByte()), ctor: true, how: pyHowAssign, node: *n})
 		}
-		a := tattr{name: x.text(attr), at: int(n.StartByte()), ctor: true}
-		switch {
-		case ann != nil:
-			a.typ, a.explicit = pyAnnType(x, ann, ""), true
-		case x.kind(right) == "identifier":
-			a.ref = x.text(right)
-		default:
-			a.typ = pyValueType(x, right)
-		}
-		t.addAttr(a)
 	default:
 		h.bindTargets(x, left, int(n.EndByte()))
+	}
+}
+
+// infer implements langTypes: an assignment's type is its annotation's, or
+// "()F" for a call of F; ref names the variable assigned (self.db = db).
+func (h *pyHandler) infer(x *extractor, n *sitter.Node, how uint8) (typ, ref string, annotated bool) {
+	if how == pyHowExcept {
+		if as := n.Parent(); as != nil {
+			return pyTypeExpr(x, as.NamedChild(0), "", 0), "", true
+		}
+		return "", "", false
+	}
+	if x.kind(n) == "named_expression" {
+		return pyValueType(x, field(n, "value")), "", false
+	}
+	if ann := field(n, "type"); ann != nil {
+		return pyAnnType(x, ann, ""), "", true
+	}
+	right := field(n, "right")
+	if x.kind(right) == "identifier" {
+		return "", x.text(right), false
+	}
+	return pyValueType(x, right), "", false
+}
+
+// params implements langTypes for defs and lambdas.
+func (h *pyHandler) params(x *extractor, n *sitter.Node) {
+	if k := x.kind(n); k == "function_definition" || k == "lambda" {
+		h.bindParams(x, field(n, "parameters"))
 	}
 }
 
@@ -107,7 +121,7 @@ func (h *pyHandler) bindTargets(x *extractor, n *sitter.Node, off int) {
 	}
 	switch x.kind(n) {
 	case "identifier":
-		h.types.addBind(tbind{name: x.text(n), at: int(n.StartByte()), off: off, assign: true})
+		h.types.addBind(tbind{name: x.text(n), at: int(n.StartByte()), off: off, assign: true, node: *n})
 	case "pattern_list", "tuple_pattern", "list_pattern", "list_splat_pattern", "as_pattern_target",
 		"parenthesized_expression", "tuple", "list", "expression_list":
 		for _, ch := range x.named(n) {
@@ -119,6 +133,9 @@ func (h *pyHandler) bindTargets(x *extractor, n *sitter.Node, off int) {
 // bindParams records a def's or lambda's parameters; self and cls are the
 // class's business (thisClass).
 func (h *pyHandler) bindParams(x *extractor, n *sitter.Node) {
+	if n == nil {
+		return
+	}
 	for i, p := range x.named(n) {
 		var name, ann *sitter.Node
 		switch x.kind(&p) {
@@ -142,7 +159,7 @@ func (h *pyHandler) bindParams(x *extractor, n *sitter.Node) {
 		if x.kind(name) != "identifier" {
 			continue
 		}
-		b := tbind{name: x.text(name), at: int(p.StartByte()), off: int(p.EndByte()), assign: true}
+		b := tbind{name: x.text(name), at: int(p.StartByte()), off: int(p.EndByte()), assign: true, fnScoped: true}
 		if ann != nil {
 			b.typ, b.annotated = pyAnnType(x, ann, ""), true
 		}
@@ -305,9 +322,9 @@ func pyQualType(q string) (qual, typ string) {
 		}
 		return "super", pendThis
 	case strings.HasPrefix(q, "self.") && plainIdent(q[len("self."):]):
-		return q, pendAttr + q[len("self."):]
+		return q, pendAttr
 	case plainIdent(q):
-		return q, pendVar + q
+		return q, pendVar
 	}
 	return q, ""
 }

@@ -114,26 +114,19 @@
   left: [(member_expression) (identifier)] @callee
   right: (identifier) @name) @export.assign
 
-; Scopes and bindings for qualifier types (jstypes.go).
-(function_declaration) @scope.fn
-(generator_function_declaration) @scope.fn
+; Scopes and bindings for qualifier types (jstypes.go); a function's scope
+; match also binds its parameters. Each match costs: only what is needed.
+; Declared functions, classes and class methods are scopes through their
+; definition patterns above.
 (function_expression) @scope.fn
 (generator_function) @scope.fn
-(method_definition) @scope.fn
+(object (method_definition) @scope.fn)
 (arrow_function) @scope.arrow
-(class_declaration) @scope.class
 (class) @scope.class
-(statement_block) @scope.block
-(for_statement) @scope.block
-(for_in_statement) @scope.block
-(catch_clause) @scope.block
-(switch_body) @scope.block
 
-(variable_declaration (variable_declarator) @bind.var)
-(lexical_declaration (variable_declarator) @bind.let)
-(assignment_expression left: (identifier)) @bind.assign
-(assignment_expression left: (member_expression object: (this))) @bind.attr
+(variable_declaration (variable_declarator name: (_) @name) @bind.var)
+(lexical_declaration (variable_declarator name: (_) @name) @bind.let)
+(assignment_expression left: (identifier) @name) @bind.assign
+(assignment_expression left: (member_expression object: (this) property: (_) @name)) @bind.attr
 (for_in_statement left: (_) @name) @bind.for
 (catch_clause parameter: (_) @name) @bind.untyped
-(arrow_function parameter: (identifier) @name) @bind.untyped
-(formal_parameters) @bind.params

@@ -16,4 +16,4 @@
     property: (_) @name) @reference.inherits)
 
 ; Qualifier types (jstypes.go): class fields.
-(class_body (field_definition) @bind.field)
+(class_body (field_definition property: (_) @name) @bind.field)

@@ -38,19 +38,18 @@
 (future_import_statement) @import
 
 ; Scopes and bindings for qualifier types (pytypes.go). Functions and classes
-; are scopes through their definition patterns above.
-(lambda) @scope.fn
+; are scopes (and def parameters bindings) through their definition patterns
+; above; each match costs, so only what is needed is matched.
+(lambda) @scope.fn ; its parameters too
 (list_comprehension) @scope.fn
 (set_comprehension) @scope.fn
 (dictionary_comprehension) @scope.fn
 (generator_expression) @scope.fn
-(block) @scope.block
 
-(assignment) @bind.assign
+(assignment
+  left: [(identifier) (attribute) (pattern_list) (tuple_pattern) (list_pattern)] @name) @bind.assign
 (named_expression name: (identifier) @name) @bind.assign
 (for_statement left: (_) @name) @bind.untyped
 (for_in_clause left: (_) @name) @bind.untyped
 (with_item value: (as_pattern alias: (as_pattern_target) @name)) @bind.untyped
 (except_clause value: (as_pattern alias: (as_pattern_target) @name)) @bind.except
-(parameters) @bind.params
-(lambda_parameters) @bind.params

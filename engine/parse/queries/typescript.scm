@@ -49,6 +49,5 @@
 (import_require_clause
   source: (string) @key) @import.require
 
-; Qualifier types (jstypes.go): abstract classes are scopes; typed fields.
-(abstract_class_declaration) @scope.class
-(class_body (public_field_definition) @bind.field)
+; Qualifier types (jstypes.go): typed fields.
+(class_body (public_field_definition name: (_) @name) @bind.field)
