@@ -121,7 +121,7 @@ func (w *writer) linkGoImplementations(ctx context.Context) error {
 				}
 			}
 			if all {
-				edgeRows = append(edgeRows, []any{w.repoID, t.fileID, t.id, "implements", in.id, in.name, "", nil, t.path, t.line})
+				edgeRows = append(edgeRows, []any{w.repoID, t.fileID, t.id, "implements", in.id, in.name, "", nil, t.path, t.line, "", "inferred"})
 			}
 		}
 	}
@@ -131,7 +131,6 @@ func (w *writer) linkGoImplementations(ctx context.Context) error {
 			  AND f.id = e.file_id AND f.language = 'go'`, w.repoID); err != nil {
 			return fmt.Errorf("go implementations: %w", err)
 		}
-		return copyRows(ctx, tx, "edges", []string{"repository_id", "file_id", "source_id", "kind", "target_id",
-			"target_name", "target_qualifier", "target_path", "path", "line"}, edgeRows)
+		return copyRows(ctx, tx, "edges", edgeColumns, edgeRows)
 	})
 }

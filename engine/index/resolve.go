@@ -9,16 +9,25 @@ import (
 )
 
 // Edge resolution, in SQL over the whole repository, in order of confidence. Each
-// step only touches edges still unresolved, so a name defined both in the same file
-// and elsewhere resolves to the same file's definition:
+// step only touches edges no earlier step decided, so a call resolves by type before
+// any name is looked at, and a name defined both in the same file and elsewhere
+// resolves to the same file's definition:
 //
+//  0. by type (resolve_typed.go): a call whose qualifier has a known type resolves
+//     to that type's method, then to one its embedded types or bases provide; a
+//     known type without the method stays unresolved (no guess of another type's);
 //  1. the same file (bare calls to functions, self/this calls to methods);
 //  2. a module the file imports (Go package alias, `import x as y`, named imports);
 //  3. the same Go package (same directory);
-//  4. a name defined exactly once in the repository.
+//  4. a name defined exactly once in the repository;
+//  5. a method call through an untyped qualifier: every method of that name in the
+//     language, kept as an ambiguous edge.
 //
-// An edge that none resolves keeps its name (target_id NULL): calls into the
-// standard library and other external code.
+// Each step keeps its best-ranked candidates: one is the target, several make the
+// edge ambiguous (candidates lists them; target_id is the first). Ties are ordered
+// by (path, start_line, kind, qualified_name), never by id: ids depend on which
+// writer committed first. An edge that none resolves keeps its name (target_id
+// NULL): calls into the standard library and other external code.
 //
 // Kind rules: a bare call never targets a method (no language here allows it); a
 // call through self/this/cls targets a method; a call through another qualifier
@@ -35,10 +44,37 @@ const qualifierRule = `(
 	OR (e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		AND (d.kind = 'method' OR d.qualified_name = e.qual || '.' || e.target_name)))`
 
+// candOrder is the deterministic order of candidates (see above).
+const candOrder = `path COLLATE "C", start_line, kind COLLATE "C", qname COLLATE "C"`
+
+// settle records the decision of one step. cands yields (edge_id, sid, rnk, conf,
+// path, start_line, kind, qname) rows: per edge, the candidates of the lowest rnk
+// remain; one is taken with its conf, several make the edge ambiguous.
+func settle(cands string) string {
+	return `
+		INSERT INTO res_out (edge_id, sid, confidence, candidates)
+		SELECT edge_id, (array_agg(sid ORDER BY ` + candOrder + `))[1],
+		       CASE WHEN count(*) = 1 THEN min(conf) ELSE 'ambiguous' END,
+		       CASE WHEN count(*) > 1 THEN array_agg(sid ORDER BY ` + candOrder + `) END
+		FROM (SELECT c.*, rank() OVER (PARTITION BY c.edge_id ORDER BY c.rnk) AS r
+		      FROM (SELECT DISTINCT ON (c0.edge_id, c0.sid) c0.* FROM (` + cands + `) c0
+		            ORDER BY c0.edge_id, c0.sid, c0.rnk) c) c
+		WHERE c.r = 1
+		GROUP BY edge_id
+		ON CONFLICT DO NOTHING`
+}
+
+// notDecided excludes the edges an earlier step decided.
+const notDecided = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)`
+
+// typeBase is the type name an edge's target_type names ("()pkg.F" -> F), so that
+// rewriting the file defining it reconsiders the edge.
+const typeBase = `regexp_replace(e.target_type, '^(\(\))?(.*\.)?', '')`
+
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
-var resolveSteps = []struct{ name, sql string }{
+var collectSteps = []struct{ name, sql string }{
 	{"names the written files define", `
 		CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS
 		SELECT DISTINCT n.name
@@ -47,14 +83,21 @@ var resolveSteps = []struct{ name, sql string }{
 		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
 		WHERE s.repository_id = $1 AND f.path IN (SELECT path FROM res_scope)`},
 	{"forget dangling and affected targets", `
-		WITH d AS (
-			UPDATE edges e SET target_id = NULL
+		WITH gone AS (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone),
+		d AS (
+			UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
+			FROM gone
 			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + `
 			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone)
 			       -- a name defined more or fewer times than before may now resolve
 			       -- elsewhere, or no longer be unique: decide those edges again
-			       OR e.target_name IN (SELECT name FROM res_changed_names))
+			       OR e.target_name IN (SELECT name FROM res_changed_names)
+			       OR e.candidates && gone.ids
+			       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names)))
 			  AND (e.target_name IN (SELECT name FROM res_changed_names)
+			       OR e.candidates && gone.ids
+			       -- the qualifier's type (its methods, embeds, bases) was rewritten
+			       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names))
 			       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
 			RETURNING e.id)
 		INSERT INTO res_dangling SELECT id FROM d`},
@@ -62,31 +105,34 @@ var resolveSteps = []struct{ name, sql string }{
 	// their size, so the ones the next statements read are analysed once filled.
 	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
 	{"link imports to files", `
-		UPDATE edges e SET target_file_id = f.id
+		UPDATE edges e SET target_file_id = f.id, confidence = 'exact'
 		FROM files f
 		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
 		  AND f.repository_id = $1 AND f.path = e.target_path
 		  AND e.target_file_id IS DISTINCT FROM f.id`},
 	{"collect unresolved edges", `
 		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
-		SELECT e.id, e.file_id, f.dir, f.language, e.target_name, e.target_qualifier AS qual,
-		       coalesce(src.receiver, '') AS src_receiver
+		SELECT e.id, e.file_id, f.dir, f.language, e.kind, e.target_name, e.target_qualifier AS qual,
+		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
 		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
 		  -- An incremental run only looks at the edges its changes can affect: those
-		  -- of the files it wrote, those whose target it deleted, and those naming
-		  -- something the written files define. (res_scope is empty for a full pass.)
+		  -- of the files it wrote, those whose target it deleted, those naming
+		  -- something the written files define, or typed by a type they define.
+		  -- (res_scope is empty for a full pass.)
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
 		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
 		                        AND sf.path IN (SELECT path FROM res_scope))
 		       OR e.id IN (SELECT id FROM res_dangling)
-		       OR e.target_name IN (SELECT name FROM res_scope_names))`},
+		       OR e.target_name IN (SELECT name FROM res_scope_names)
+		       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names)))`},
 	{"collect definitions", `
 		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
-		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind, coalesce(s.receiver, '') AS receiver,
-		       s.qualified_name, s.exported, n.name
+		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
+		       regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g') AS receiver,
+		       s.qualified_name, s.exported, n.name, s.start_line, s.parent_id
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
@@ -102,65 +148,21 @@ var resolveSteps = []struct{ name, sql string }{
 		  AND e.file_id IN (SELECT file_id FROM res_edges)`},
 	{"index import bindings", `CREATE INDEX ON res_imports (file_id, qual)`},
 	{"analyse", `ANALYZE res_defs, res_edges, res_imports`},
-	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint NOT NULL) ON COMMIT DROP`},
-	// 1. Same file. A qualifier bound to an import (billing.Refund) is not a local call.
-	{"same file", `
-		INSERT INTO res_out
-		SELECT DISTINCT ON (e.id) e.id, d.id
-		FROM res_edges e JOIN res_defs d ON d.file_id = e.file_id AND d.name = e.target_name
-		WHERE ` + qualifierRule + `
-		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)
-		ORDER BY e.id, (d.receiver = e.src_receiver) DESC, d.id
-		ON CONFLICT DO NOTHING`},
-	// 2. A module the file imports: through its binding (pkg.Func, ns.f) or, for a
-	// bare name, any definition in an imported file (from x import f; import {f});
-	// first imported files, then imported Go packages (directories).
-	{"imported files", `
-		INSERT INTO res_out
-		SELECT DISTINCT ON (e.id) e.id, d.id
-		FROM res_edges e
-		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
-		     AND (e.qual = '' OR i.qual = e.qual)
-		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name AND d.kind <> 'method'
-		WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
-		ORDER BY e.id, d.exported DESC, d.id
-		ON CONFLICT DO NOTHING`},
-	{"imported Go packages", `
-		INSERT INTO res_out
-		SELECT DISTINCT ON (e.id) e.id, d.id
-		FROM res_edges e
-		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL AND i.qual = e.qual
-		JOIN res_defs d ON d.dir = i.target_path AND d.language = 'go' AND d.name = e.target_name AND d.kind <> 'method'
-		WHERE e.language = 'go' AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
-		ORDER BY e.id, d.exported DESC, d.id
-		ON CONFLICT DO NOTHING`},
-	// 3. The same Go package (directory).
-	{"same Go package", `
-		INSERT INTO res_out
-		SELECT DISTINCT ON (e.id) e.id, d.id
-		FROM res_edges e JOIN res_defs d ON d.dir = e.dir AND d.language = 'go' AND d.name = e.target_name
-		WHERE e.language = 'go' AND ` + qualifierRule + `
-		  AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
-		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)
-		ORDER BY e.id, d.id
-		ON CONFLICT DO NOTHING`},
-	// 4. A name defined once in the repository. Not for a bare Go call (it can only
-	// reach its own package), not for a bare call to a method, and not through a
-	// qualifier bound to an external import (fmt.Println is not our Println).
-	{"unique name", `
-		INSERT INTO res_out
-		SELECT e.id, u.id
-		FROM res_edges e
-		JOIN (SELECT name, min(id) AS id, min(kind) AS kind FROM res_defs GROUP BY name HAVING count(DISTINCT id) = 1) u
-		     ON u.name = e.target_name
-		WHERE NOT (e.language = 'go' AND e.qual = '')
-		  AND NOT (e.qual = '' AND u.kind = 'method')
-		  AND NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)
-		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> ''
-		                  AND i.qual = e.qual AND i.target_path IS NULL)
-		ON CONFLICT DO NOTHING`},
+	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint,
+		confidence text NOT NULL, candidates bigint[]) ON COMMIT DROP`},
+}
+
+// applySteps write the decisions back.
+var applySteps = []struct{ name, sql string }{
+	// Python: calling a class runs its __init__ (the class itself when it has none).
+	{"constructors", `
+		UPDATE res_out o SET sid = i.id
+		FROM res_edges e, symbols c, symbols i
+		WHERE o.edge_id = e.id AND e.kind = 'calls' AND e.qual = '' AND o.candidates IS NULL
+		  AND c.repository_id = $1 AND c.id = o.sid AND c.kind = 'class' AND c.language = 'python'
+		  AND i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'`},
 	{"apply", `
-		UPDATE edges e SET target_id = o.sid
+		UPDATE edges e SET target_id = o.sid, confidence = o.confidence, candidates = o.candidates
 		FROM res_out o WHERE e.repository_id = $1 AND e.id = o.edge_id`},
 }
 
@@ -186,15 +188,17 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		if _, err := tx.Exec(ctx, `ANALYZE res_scope, res_gone, res_changed_names`); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
-		for _, step := range resolveSteps {
-			var err error
-			if strings.Contains(step.sql, "$1") {
-				_, err = tx.Exec(ctx, step.sql, w.repoID)
-			} else {
-				_, err = tx.Exec(ctx, step.sql)
-			}
-			if err != nil {
-				return fmt.Errorf("resolve edges (%s): %w", step.name, err)
+		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
+			for _, step := range steps {
+				var err error
+				if strings.Contains(step.sql, "$1") {
+					_, err = tx.Exec(ctx, step.sql, w.repoID)
+				} else {
+					_, err = tx.Exec(ctx, step.sql)
+				}
+				if err != nil {
+					return fmt.Errorf("resolve edges (%s): %w", step.name, err)
+				}
 			}
 		}
 		return nil

@@ -273,10 +273,11 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 					s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
 					s.Exported, isTest, p.revision, state,
-					pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen})
+					pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen,
+					nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
 				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
-						pgText(s.Name), "", nil, p.Path, s.StartLine})
+						pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
 				}
 			}
 			for k, imp := range p.file.Imports {
@@ -285,7 +286,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					tp = p.imports[k]
 				}
 				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[0], "imports", nil,
-					pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line})
+					pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line, "", "unresolved"})
 			}
 			for _, r := range p.file.Refs {
 				if r.Kind == parse.RefImports {
@@ -296,7 +297,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 					from = 0
 				}
 				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[from], string(r.Kind), nil,
-					pgText(r.Name), pgText(r.Qualifier), nil, p.Path, r.Line})
+					pgText(r.Name), pgText(r.Qualifier), nil, p.Path, r.Line, pgText(r.QualifierType), "unresolved"})
 			}
 		}
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
@@ -308,11 +309,10 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body", "skeleton", "doc_length"}, symRows); err != nil {
+			"search_body", "skeleton", "doc_length", "result_type", "embeds"}, symRows); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "edges", []string{"repository_id", "file_id", "source_id",
-			"kind", "target_id", "target_name", "target_qualifier", "target_path", "path", "line"}, edgeRows); err != nil {
+		if err := copyRows(ctx, tx, "edges", edgeColumns, edgeRows); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, postRows); err != nil {
@@ -508,6 +508,18 @@ func pgSkeleton(v any) any {
 		return pgText(s)
 	}
 	return v
+}
+
+// edgeColumns are the columns of an edge row as the writers build it.
+var edgeColumns = []string{"repository_id", "file_id", "source_id", "kind", "target_id",
+	"target_name", "target_qualifier", "target_path", "path", "line", "target_type", "confidence"}
+
+// nilIfEmpty stores an empty list as NULL (symbols.embeds: most symbols embed nothing).
+func nilIfEmpty(s []string) any {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 func nonNil(s []string) []string {

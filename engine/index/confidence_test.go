@@ -1,0 +1,183 @@
+package index_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// gitRepo commits files (path -> content) to a new repository.
+func gitRepo(t testing.TB, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	git(t, dir, "init", "-q")
+	git(t, dir, "config", "user.email", "t@example.com")
+	git(t, dir, "config", "user.name", "t")
+	commitFiles(t, dir, files)
+	return dir
+}
+
+func commitFiles(t testing.TB, dir string, files map[string]string) {
+	t.Helper()
+	for p, s := range files {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, full, s)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "c")
+}
+
+// callEdge is a call edge as the graph reports it, ids aside.
+type callEdge struct {
+	source, target, confidence string
+	candidates                 []string
+}
+
+// callEdges lists the call edges from source symbols (qualified names) to name.
+func callEdges(t testing.TB, db *pg.DB, path, source, name string) []callEdge {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `
+		SELECT s.qualified_name, coalesce(t.qualified_name, ''), e.confidence,
+		       coalesce((SELECT array_agg(c.qualified_name ORDER BY u.ord) FROM unnest(e.candidates) WITH ORDINALITY u(id, ord)
+		                 JOIN symbols c ON c.id = u.id), '{}')
+		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
+		WHERE e.kind = 'calls' AND e.path = $1 AND s.qualified_name = $2 AND e.target_name = $3
+		ORDER BY e.line`, path, source, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []callEdge
+	for rows.Next() {
+		var e callEdge
+		if err := rows.Scan(&e.source, &e.target, &e.confidence, &e.candidates); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+var confidenceFixture = map[string]string{
+	"go/a/a.go": `package a
+
+type A struct{}
+
+func (A) Close() error { return nil }
+
+type B struct{}
+
+func (B) Close() error { return nil }
+
+func NewB() *B { return &B{} }
+
+// Untyped: a map value behind interface{}, asserted to an anonymous interface.
+func Untyped(m map[string]interface{}) {
+	m["x"].(interface{ Close() error }).Close()
+}
+
+func Typed(b B) {
+	b.Close()
+	c := NewB()
+	c.Close()
+}
+
+type Outer struct{ B }
+
+func Promoted(o Outer) { o.Close() }
+
+type Bytes struct{}
+
+// External: the type is known and has no Close: no guess of A's or B's.
+func NoSuchMethod(x Bytes) { x.Close() }
+`,
+	"py/shapes.py": `class A:
+    def close(self):
+        pass
+
+class B:
+    def __init__(self):
+        pass
+
+    def close(self):
+        pass
+
+class C(B):
+    def open(self):
+        self.close()
+
+def untyped(x):
+    x.close()
+
+def typed(b: B):
+    b.close()
+    n = B()
+    n.close()
+`,
+	"js/shapes.js": `class A { close() {} }
+class B { close() {} }
+class C extends B { open() { this.close(); } }
+function untyped(x) { x.close(); }
+function typed() { const b = new B(); b.close(); }
+`,
+	"ts/shapes.ts": `class A { close(): void {} }
+class B { close(): void {} }
+function untyped(x: any) { x.close(); }
+function typed(b: B) { b.close(); }
+`,
+}
+
+// TestCallConfidence: an untyped qualifier gives an ambiguous edge listing both
+// types' methods, never an exact one; a typed call exactly one exact edge.
+func TestCallConfidence(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, confidenceFixture)
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path, source, name string
+		want               []callEdge
+	}{
+		{"go/a/a.go", "a.Untyped", "Close", []callEdge{{"a.Untyped", "A.Close", "ambiguous", []string{"A.Close", "B.Close"}}}},
+		{"go/a/a.go", "a.Typed", "Close", []callEdge{
+			{"a.Typed", "B.Close", "exact", []string{}}, {"a.Typed", "B.Close", "exact", []string{}}}},
+		{"go/a/a.go", "a.Promoted", "Close", []callEdge{{"a.Promoted", "B.Close", "exact", []string{}}}},
+		{"go/a/a.go", "a.NoSuchMethod", "Close", []callEdge{{"a.NoSuchMethod", "", "unresolved", []string{}}}},
+		{"py/shapes.py", "untyped", "close", []callEdge{{"untyped", "A.close", "ambiguous", []string{"A.close", "B.close"}}}},
+		{"py/shapes.py", "typed", "close", []callEdge{
+			{"typed", "B.close", "exact", []string{}}, {"typed", "B.close", "exact", []string{}}}},
+		{"py/shapes.py", "typed", "B", []callEdge{{"typed", "B.__init__", "exact", []string{}}}},
+		{"py/shapes.py", "C.open", "close", []callEdge{{"C.open", "B.close", "inferred", []string{}}}},
+		{"js/shapes.js", "untyped", "close", []callEdge{{"untyped", "A.close", "ambiguous", []string{"A.close", "B.close"}}}},
+		{"js/shapes.js", "typed", "close", []callEdge{{"typed", "B.close", "exact", []string{}}}},
+		{"js/shapes.js", "C.open", "close", []callEdge{{"C.open", "B.close", "inferred", []string{}}}},
+		{"ts/shapes.ts", "untyped", "close", []callEdge{{"untyped", "A.close", "ambiguous", []string{"A.close", "B.close"}}}},
+		{"ts/shapes.ts", "typed", "close", []callEdge{{"typed", "B.close", "exact", []string{}}}},
+	}
+	for _, c := range cases {
+		got := callEdges(t, db, c.path, c.source, c.name)
+		if g, w := render(got), render(c.want); g != w {
+			t.Errorf("%s %s -> %s:\n got %s\nwant %s", c.path, c.source, c.name, g, w)
+		}
+	}
+}
+
+func render(es []callEdge) string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.source+"->"+e.target+" "+e.confidence+" ["+strings.Join(e.candidates, ",")+"]")
+	}
+	sort.Strings(out)
+	return strings.Join(out, "; ")
+}

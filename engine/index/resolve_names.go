@@ -1,0 +1,71 @@
+package index
+
+// The name steps (1 to 5 of resolve.go) decide the edges the typed steps left:
+// untyped qualifiers, bare calls, inherits, implements and references.
+
+// boundToImport says the edge's qualifier is an import binding (billing.Refund):
+// not a local name.
+const boundToImport = `EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)`
+
+var nameSteps = []struct{ name, sql string }{
+	// 1. Same file. A bare call or a self call to the receiver's own method is
+	// decided by scope; a method through another qualifier is a guess by name.
+	{"same file", settle(`
+		SELECT e.id AS edge_id, d.id AS sid,
+		       CASE WHEN d.receiver = e.src_receiver THEN 0 ELSE 1 END AS rnk,
+		       CASE WHEN e.qual = '' OR (e.qual IN ('self','this','cls') AND d.receiver = e.src_receiver)
+		            THEN 'exact' ELSE 'inferred' END AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e JOIN res_defs d ON d.file_id = e.file_id AND d.name = e.target_name
+		WHERE ` + qualifierRule + ` AND ` + notDecided + ` AND NOT ` + boundToImport)},
+	// 2. A module the file imports: through its binding (pkg.Func, ns.f), exact, or,
+	// for a bare name, any definition in an imported file (from x import f; import
+	// {f}), inferred; first imported files, then imported Go packages (directories).
+	{"imported files", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, CASE WHEN d.exported THEN 0 ELSE 1 END AS rnk,
+		       CASE WHEN e.qual <> '' THEN 'exact' ELSE 'inferred' END AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
+		     AND (e.qual = '' OR i.qual = e.qual)
+		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name AND d.kind <> 'method'
+		WHERE ` + notDecided)},
+	{"imported Go packages", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, CASE WHEN d.exported THEN 0 ELSE 1 END AS rnk, 'exact' AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL AND i.qual = e.qual
+		JOIN res_defs d ON d.dir = i.target_path AND d.language = 'go' AND d.name = e.target_name AND d.kind <> 'method'
+		WHERE e.language = 'go' AND ` + notDecided)},
+	// 3. The same Go package (directory): a bare name is in the package's scope.
+	{"same Go package", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk,
+		       CASE WHEN e.qual = '' THEN 'exact' ELSE 'inferred' END AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e JOIN res_defs d ON d.dir = e.dir AND d.language = 'go' AND d.name = e.target_name
+		WHERE e.language = 'go' AND ` + qualifierRule + ` AND ` + notDecided + ` AND NOT ` + boundToImport)},
+	// 4. A name defined once in the repository. Not for a bare Go call (it can only
+	// reach its own package), not for a bare call to a method, and not through a
+	// qualifier bound to an external import (fmt.Println is not our Println).
+	{"unique name", `
+		INSERT INTO res_out (edge_id, sid, confidence)
+		SELECT e.id, u.id, 'inferred'
+		FROM res_edges e
+		JOIN (SELECT name, min(id) AS id, min(kind) AS kind FROM res_defs GROUP BY name HAVING count(DISTINCT id) = 1) u
+		     ON u.name = e.target_name
+		WHERE NOT (e.language = 'go' AND e.qual = '')
+		  AND NOT (e.qual = '' AND u.kind = 'method')
+		  AND ` + notDecided + `
+		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> ''
+		                  AND i.qual = e.qual AND i.target_path IS NULL)
+		ON CONFLICT DO NOTHING`},
+	// 5. A method call through a qualifier whose type nobody knows: every method of
+	// that name in the language may be the target. Never one picked as if known.
+	{"untyped method calls", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e JOIN res_defs d ON d.name = e.target_name AND d.kind = 'method'
+		     AND (d.language = e.language OR (d.language <> 'go' AND e.language <> 'go' AND d.language <> 'python' AND e.language <> 'python'))
+		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
+		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
+}

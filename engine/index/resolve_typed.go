@@ -1,0 +1,155 @@
+package index
+
+// Resolution by type (step 0 of resolve.go). The parser gives a call's qualifier
+// type as written (edges.target_type): "B", "pkg.B", or "()F" / "()pkg.F" for the
+// result of calling F. Here the type is located in the repository from the file's
+// point of view (its own file, its Go package, its imports), then its methods are
+// matched: a Go method by receiver in the type's package, a Python/JS method by
+// its class. A located type without the method passes to its embedded types (Go)
+// or bases (Python, JS), two levels deep. A type the repository does not define is
+// external: the call stays unresolved rather than bound to a method of another
+// type with the same name. Interfaces say nothing about the implementation, so a
+// call through one is left to the name steps (ambiguous or inferred, never exact).
+
+// typeKinds are the symbol kinds a qualifier's type can be.
+const typeKinds = `('class','struct','interface','type')`
+
+// splitType names the parts of a type as written: tpkg.tname.
+const splitType = `CROSS JOIN LATERAL (SELECT regexp_replace(r.t, '^.*\.', '') AS tname,
+	CASE WHEN strpos(r.t, '.') > 0 THEN regexp_replace(r.t, '\.[^.]*$', '') ELSE '' END AS tpkg) n`
+
+// inScope ranks where definition s (file f) stands from the typed edge r's file:
+// its own file, its Go package, a module it imports under tpkg (or, for a bare
+// name, a file it imports names from). NULL: out of reach.
+const inScope = `CASE WHEN n.tpkg = '' AND s.file_id = r.ctx_file THEN 0
+	WHEN n.tpkg = '' AND r.language = 'go' AND f.language = 'go' AND f.dir = r.ctx_dir THEN 1
+	WHEN EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = r.ctx_file AND i.qual = n.tpkg
+	             AND (i.target_file = s.file_id OR (r.language = 'go' AND f.language = 'go' AND i.target_path = f.dir))) THEN 2
+	END`
+
+var typedSteps = []struct{ name, sql string }{
+	{"typed edges", `
+		CREATE TEMP TABLE res_typed ON COMMIT DROP AS
+		SELECT e.id AS edge_id, e.language, e.qual, e.target_name, e.file_id AS ctx_file, e.dir AS ctx_dir, e.ttype AS t
+		FROM res_edges e WHERE e.kind = 'calls' AND e.ttype <> ''`},
+	// "()F": the type is F's result type, named from F's file; calling a class
+	// (Python C(), a JS factory named like it) gives the class.
+	{"call results", `
+		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
+		FROM (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
+			SELECT r.edge_id, CASE WHEN s.kind = 'class' THEN s.name ELSE coalesce(s.result_type, '') END AS t,
+			       s.file_id, f.dir, f.path, s.start_line, s.kind, s.qualified_name, ` + inScope + ` AS rnk
+			FROM (SELECT edge_id, language, ctx_file, ctx_dir, substr(t, 3) AS t FROM res_typed WHERE t LIKE '()%') r
+			` + splitType + `
+			JOIN symbols s ON s.repository_id = $1 AND s.name = n.tname AND s.kind IN ('function','class')
+			JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
+		      WHERE c.rnk IS NOT NULL
+		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
+		WHERE r.edge_id = x.edge_id`},
+	// An unknown F says nothing about the type: the name steps decide.
+	{"unknown results", `DELETE FROM res_typed WHERE t = '' OR t LIKE '()%'`},
+	{"imports of result files", `
+		INSERT INTO res_imports
+		SELECT DISTINCT e.file_id, e.target_qualifier, e.target_path, tf.id
+		FROM edges e
+		LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.path = e.target_path
+		WHERE e.repository_id = $1 AND e.kind = 'imports'
+		  AND e.file_id IN (SELECT ctx_file FROM res_typed)
+		  AND e.file_id NOT IN (SELECT file_id FROM res_imports)`},
+	{"analyse typed", `ANALYZE res_typed, res_imports`},
+	// The type's definition, nearest first. A bare Python/JS class name no scope
+	// reaches counts when the repository defines it once.
+	{"type locations", `
+		CREATE TEMP TABLE res_tloc ON COMMIT DROP AS
+		SELECT DISTINCT ON (c.edge_id) c.edge_id, c.tid, c.tname, c.tdir, c.tlang, c.tkind, c.rnk, c.far
+		FROM (SELECT r.edge_id, s.id AS tid, s.name AS tname, f.dir AS tdir, f.language AS tlang, s.kind AS tkind,
+		             f.path, s.start_line, s.qualified_name,
+		             coalesce(` + inScope + `, CASE WHEN r.language <> 'go' AND f.language <> 'go' AND n.tpkg = '' THEN 3 END) AS rnk,
+		             count(*) FILTER (WHERE r.language <> 'go' AND f.language <> 'go' AND n.tpkg = '')
+		                 OVER (PARTITION BY r.edge_id) AS far
+		      FROM res_typed r
+		      ` + splitType + `
+		      JOIN symbols s ON s.repository_id = $1 AND s.name = n.tname AND s.kind IN ` + typeKinds + `
+		      JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
+		WHERE c.rnk IS NOT NULL
+		ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.tkind, c.qualified_name COLLATE "C"`},
+	// Through an interface, or a class name defined more than once and in no
+	// scope: the type is not known after all.
+	{"unknown types", `
+		DELETE FROM res_typed r USING res_tloc t
+		WHERE t.edge_id = r.edge_id AND (t.tkind = 'interface' OR (t.rnk = 3 AND t.far > 1))`},
+	{"drop unknown type locations", `DELETE FROM res_tloc t WHERE NOT EXISTS (SELECT 1 FROM res_typed r WHERE r.edge_id = t.edge_id)`},
+	{"parents", `
+		CREATE TEMP TABLE res_parents (child bigint, parent bigint, pname text, pdir text, plang text, ord bigint) ON COMMIT DROP`},
+	{"parents of the types", insertParents(`SELECT tid FROM res_tloc`)},
+	{"parents of the parents", insertParents(`SELECT parent FROM res_parents EXCEPT SELECT child FROM res_parents`)},
+	{"analyse types", `ANALYZE res_tloc, res_parents`},
+	{"typed methods", settle(`
+		SELECT t.edge_id, d.id AS sid, 0 AS rnk, 'exact' AS conf, d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
+		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method'
+		     AND ((t.tlang = 'go' AND d.language = 'go' AND d.dir = t.tdir AND d.receiver = t.tname)
+		          OR (t.tlang <> 'go' AND d.parent_id = t.tid))
+		WHERE r.qual <> 'super'`)},
+	// Promoted (Go, exact: the language decides) or inherited (Python, JS: the
+	// first base in order that has it; inferred, a subclass may override at run
+	// time). Go methods at the same depth are ambiguous.
+	{"embedded and base methods", settle(`
+		SELECT t.edge_id, d.id AS sid,
+		       b.depth * 1000000 + CASE WHEN b.plang = 'go' THEN 0 ELSE b.ord END AS rnk,
+		       CASE WHEN b.plang = 'go' THEN 'exact' ELSE 'inferred' END AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
+		JOIN (SELECT p1.child, p1.parent, p1.pname, p1.pdir, p1.plang, 1 AS depth, p1.ord FROM res_parents p1
+		      UNION ALL
+		      SELECT p1.child, p2.parent, p2.pname, p2.pdir, p2.plang, 2, p1.ord * 1000 + p2.ord
+		      FROM res_parents p1 JOIN res_parents p2 ON p2.child = p1.parent) b ON b.child = t.tid
+		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method'
+		     AND ((b.plang = 'go' AND d.language = 'go' AND d.dir = b.pdir AND d.receiver = b.pname)
+		          OR (b.plang <> 'go' AND d.parent_id = b.parent))
+		WHERE ` + notDecided2)},
+	// The type is known and has no such method: no name guess for these.
+	{"typed without a target", `
+		INSERT INTO res_out (edge_id, sid, confidence)
+		SELECT edge_id, NULL, 'unresolved' FROM res_typed
+		ON CONFLICT DO NOTHING`},
+}
+
+// notDecided2 is notDecided for a typed edge t.
+const notDecided2 = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = t.edge_id)`
+
+// insertParents adds the embedded types (Go) and bases (Python, JS) of the types
+// children selects. A Go embed "pkg.Base" is found through the embedding file's
+// import of pkg; a base class by name, nearest file first (its own, one it
+// imports, any).
+func insertParents(children string) string {
+	return `
+		INSERT INTO res_parents
+		SELECT c.id, p.id, p.name, pf.dir, pf.language, em.ord
+		FROM symbols c
+		JOIN files cf ON cf.repository_id = c.repository_id AND cf.id = c.file_id AND cf.language = 'go'
+		CROSS JOIN LATERAL unnest(c.embeds) WITH ORDINALITY AS em(name, ord)
+		CROSS JOIN LATERAL (SELECT regexp_replace(em.name, '^.*\.', '') AS tname,
+			CASE WHEN strpos(em.name, '.') > 0 THEN regexp_replace(em.name, '\.[^.]*$', '') ELSE '' END AS tpkg) n
+		JOIN symbols p ON p.repository_id = $1 AND p.name = n.tname AND p.kind IN ` + typeKinds + `
+		JOIN files pf ON pf.repository_id = $1 AND pf.id = p.file_id AND pf.language = 'go'
+		WHERE c.repository_id = $1 AND c.id IN (` + children + `)
+		  AND ((n.tpkg = '' AND pf.dir = cf.dir)
+		       OR EXISTS (SELECT 1 FROM edges i WHERE i.repository_id = $1 AND i.kind = 'imports'
+		                  AND i.file_id = c.file_id AND i.target_qualifier = n.tpkg AND i.target_path = pf.dir))
+		UNION ALL
+		SELECT child, parent, pname, pdir, plang, row_number() OVER (PARTITION BY child ORDER BY line, edge_id)
+		FROM (SELECT DISTINCT ON (ie.id) c.id AS child, p.id AS parent, p.name AS pname, pf.dir AS pdir,
+		             pf.language AS plang, ie.line, ie.id AS edge_id
+		      FROM symbols c
+		      JOIN edges ie ON ie.repository_id = $1 AND ie.source_id = c.id AND ie.kind = 'inherits'
+		      JOIN symbols p ON p.repository_id = $1 AND p.name = ie.target_name AND p.kind = 'class'
+		      JOIN files pf ON pf.repository_id = $1 AND pf.id = p.file_id AND pf.language <> 'go'
+		      WHERE c.repository_id = $1 AND c.id IN (` + children + `) AND c.language <> 'go'
+		      ORDER BY ie.id,
+		               CASE WHEN p.file_id = c.file_id THEN 0
+		                    WHEN EXISTS (SELECT 1 FROM edges i WHERE i.repository_id = $1 AND i.kind = 'imports'
+		                                 AND i.file_id = c.file_id AND i.target_file_id = p.file_id) THEN 1
+		                    ELSE 2 END,
+		               pf.path COLLATE "C", p.start_line, p.qualified_name COLLATE "C") b`
+}
