@@ -297,6 +297,9 @@ func (m *Model) progressView() string {
 	th := m.th
 	bar := th.StatusBar
 	p := m.progress
+	if strings.HasPrefix(p.Phase, "waiting") { // another process holds the index: no counts yet
+		return bar.Foreground(th.P.Warn).Render("⟳ " + p.Phase + " ")
+	}
 	done, total := p.FilesDone, p.FilesTotal
 	if p.Phase == "embedding" && p.EmbedQueued > 0 {
 		done, total = p.Embedded, p.EmbedQueued
