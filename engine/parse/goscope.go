@@ -41,22 +41,24 @@ func (t *goTypes) collect(x *extractor) {
 		}
 	}
 	slices.SortStableFunc(t.decls, func(a, b goDeclNode) int { return a.start - b.start })
-	var direct []int // start offsets of the parameters of unit directOf
-	directOf := -1
 	for i := len(t.decls) - 1; i >= 0; i-- {
 		d := &t.decls[i]
 		u := unitOf(d.start)
-		if u < 0 || d.start >= upto[u] || d.tag != "local.tswitch" && !leadWanted(x.s[d.start:], want) {
+		if u < 0 || d.start >= upto[u] {
 			continue
 		}
-		if d.tag == "local.param" {
-			if directOf != u {
-				direct, directOf = t.directParams(x, &units[u], direct[:0]), u
-			}
-			t.param(x, &d.n, &units[u], direct, want)
-			continue
+		switch {
+		case d.tag == "local.fn":
+			t.params(x, &d.n, want, "parameters", "result")
+		case d.tag == "local.tswitch" || leadWanted(x.s[d.start:], want):
+			t.decl(x, d, want)
 		}
-		t.decl(x, d, want)
+	}
+	// Last: the values of the declarations above add wanted names.
+	for u := range units {
+		if k := x.kind(&units[u]); upto[u] > 0 && (k == "function_declaration" || k == "method_declaration") {
+			t.params(x, &units[u], want, "receiver", "parameters", "result")
+		}
 	}
 	for _, vs := range t.vars {
 		slices.Reverse(vs) // recorded backwards
@@ -224,45 +226,26 @@ func (t *goTypes) add(x *extractor, name *sitter.Node, v *goVar, want map[string
 	return true
 }
 
-// directParams appends the start offsets of the receiver, parameters and
-// named results of unit when it is a function or method declaration.
-func (t *goTypes) directParams(x *extractor, unit *sitter.Node, out []int) []int {
-	if k := x.kind(unit); k != "function_declaration" && k != "method_declaration" {
-		return out
-	}
-	for _, f := range []string{"receiver", "parameters", "result"} {
-		if l := goField(unit, f); l != nil && x.kind(l) == "parameter_list" {
-			for _, p := range x.named(l) {
-				out = append(out, int(p.StartByte()))
+// params records the receiver, parameters and named results of fn (a
+// function, method or function literal) found in the given fields: visible
+// in fn from the parameter on.
+func (t *goTypes) params(x *extractor, fn *sitter.Node, want map[string]bool, fields ...string) {
+	for _, f := range fields {
+		l := goField(fn, f)
+		if l == nil || x.kind(l) != "parameter_list" {
+			continue
+		}
+		for _, p := range x.named(l) {
+			k := x.kind(&p)
+			if k != "parameter_declaration" && k != "variadic_parameter_declaration" || !leadWanted(x.s[p.StartByte():], want) {
+				continue
+			}
+			ty := goField(&p, "type")
+			for _, nm := range x.fieldChildren(&p, "name") {
+				v := &goVar{start: int(p.EndByte()), end: int(fn.EndByte()), typ: ty, untyped: k == "variadic_parameter_declaration"}
+				t.add(x, &nm, v, want)
 			}
 		}
-	}
-	return out
-}
-
-// param records a parameter, receiver or named result of a function,
-// method or function literal (not of a function type or interface
-// method), visible from the parameter on. unit is the top-level
-// declaration holding it, direct its own parameters' offsets.
-func (t *goTypes) param(x *extractor, n, unit *sitter.Node, direct []int, want map[string]bool) {
-	names := x.fieldChildren(n, "name")
-	if !slices.ContainsFunc(names, func(nm sitter.Node) bool { return want[x.text(&nm)] }) {
-		return
-	}
-	fn := unit
-	if !slices.Contains(direct, int(n.StartByte())) {
-		list := n.Parent()
-		if list == nil {
-			return
-		}
-		if fn = list.Parent(); fn == nil || x.kind(fn) != "func_literal" {
-			return
-		}
-	}
-	ty := goField(n, "type")
-	variadic := x.kind(n) == "variadic_parameter_declaration"
-	for _, nm := range names {
-		t.add(x, &nm, &goVar{start: int(n.EndByte()), end: int(fn.EndByte()), typ: ty, untyped: variadic}, want)
 	}
 }
 

@@ -79,12 +79,13 @@
 
 ; Variable declarations, for qualifier types (gotypes.go, goscope.go):
 ; every construct that declares a name, typed or not, since an untyped one
-; still shadows an outer name. Single-node patterns: one with a parent
+; still shadows an outer name; function literals for their parameters (a
+; top-level function's are read from it, and a pattern for every parameter
+; matched interface methods and function types too). Single-node patterns: one with a parent
 ; (statement_list (short_var_declaration)) keeps a query state alive over
 ; the whole subtree and doubled the query time. Here rather than in a query
 ; of their own: a second pass over the tree cost a fifth of the parse.
-(parameter_declaration) @local.param
-(variadic_parameter_declaration) @local.param
+(func_literal) @local.fn
 (short_var_declaration) @local.short
 (var_spec) @local.var
 (const_spec) @local.var
