@@ -401,7 +401,12 @@ func snapshot(t testing.TB, db *pg.DB) string {
 	q(`SELECT 'file', path, blob_sha, status, coalesce(skip_reason,''), secrets_redacted FROM files`)
 	q(`SELECT 'sym', s.path, s.qualified_name, s.kind, s.start_line, s.end_line, s.content_hash, s.embedding_state,
 		coalesce(p.qualified_name, '') FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id`)
-	q(`SELECT 'edge', e.path, s.qualified_name, e.kind, e.target_name, e.line, coalesce(t.qualified_name, '?'), coalesce(t.path, ''), coalesce(e.target_path, '')
+	// Source and target by path, qualified name and line (ids depend on which
+	// writer committed first), with the confidence and every candidate.
+	q(`SELECT 'edge', e.path, s.qualified_name, s.start_line, e.kind, e.target_name, e.line, coalesce(t.qualified_name, '?'),
+		coalesce(t.path, ''), coalesce(t.start_line, 0), coalesce(e.target_path, ''), e.confidence, e.target_type,
+		coalesce((SELECT string_agg(c.path || ':' || c.qualified_name || ':' || c.start_line, ',' ORDER BY u.ord)
+		          FROM unnest(e.candidates) WITH ORDINALITY u(id, ord) JOIN symbols c ON c.id = u.id), '')
 		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id`)
 	q(`SELECT 'vec', s.path, s.qualified_name, e.model FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id`)
 	q(`SELECT 'post', s.path, s.qualified_name, count(*), sum(p.tf), min(p.dl) FROM postings p JOIN symbols s ON s.id = p.symbol_id

@@ -251,7 +251,7 @@ func (w *writer) reresolveImports(ctx context.Context, r *importResolver) error 
 	if len(ids) == 0 {
 		return nil
 	}
-	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = NULL
+	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = NULL, confidence = 'unresolved'
 		FROM unnest($2::bigint[], $3::text[]) AS u(id, path)
 		WHERE e.repository_id = $1 AND e.id = u.id`, w.repoID, ids, targets)
 	if err != nil {

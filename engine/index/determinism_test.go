@@ -1,0 +1,94 @@
+package index_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// withConfidenceFixture adds the typed-call fixture to a copy of the fixture
+// repository, so both are indexed together.
+func withConfidenceFixture(t *testing.T) string {
+	repo := fixtureRepo(t)
+	files := map[string]string{
+		"py/more.py": "from shapes import B\n\nclass D(B):\n    pass\n\ndef use(d: D):\n    d.close()\n",
+	}
+	for p, s := range confidenceFixture {
+		files[p] = s
+	}
+	commitFiles(t, repo, files)
+	return repo
+}
+
+// TestDeterministicGraph: symbol ids depend on which of the parallel writers
+// commits first, the graph must not. Four indexes of the same commit, each into
+// its own database, hold the same edges with the same targets, confidence and
+// candidates.
+func TestDeterministicGraph(t *testing.T) {
+	repo := withConfidenceFixture(t)
+	ctx := context.Background()
+	var first string
+	for i := 0; i < 4; i++ {
+		db := pgtest.Open(t)
+		if _, err := index.New(db, hashing()).Index(ctx, repo, index.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		snap := snapshot(t, db)
+		if i == 0 {
+			first = snap
+			continue
+		}
+		if snap != first {
+			t.Fatalf("index %d differs from the first:\n%s", i, diffLines(first, snap))
+		}
+	}
+}
+
+// TestIncrementalGraphIsClean: an incremental run over a change that moves typed
+// targets (a method added on an embedding type, a base's method renamed, a file
+// deleted) leaves the same graph as a clean index of the new commit.
+func TestIncrementalGraphIsClean(t *testing.T) {
+	repo := withConfidenceFixture(t)
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	if _, err := ix.Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := callEdges(t, db, "py/more.py", "use", "close"); render(got) != "use->B.close inferred []" {
+		t.Fatalf("before the change: %s", render(got))
+	}
+	commitFiles(t, repo, map[string]string{
+		// Outer's own Close now shadows the promoted B.Close.
+		"go/a/outer.go": "package a\n\nfunc (Outer) Close() error { return nil }\n",
+		// D's base loses close: d.close() must not become A.close.
+		"py/shapes.py": "class A:\n    def close(self):\n        pass\n\nclass B:\n    def shut(self):\n        pass\n",
+	})
+	git(t, repo, "rm", "-q", "js/shapes.js")
+	git(t, repo, "commit", "-q", "-m", "change")
+	appendFile(t, filepath.Join(repo, "cart/discount.go"), "\nfunc Markdown(cents int64) int64 { return cents * 9 / 10 }\n")
+	git(t, repo, "commit", "-q", "-am", "change more")
+	sum, err := ix.Index(ctx, repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.FilesIndexed != 3 || sum.FilesDeleted != 1 {
+		t.Fatalf("summary %+v: want an incremental run of 3 files and 1 deletion", sum)
+	}
+	if got := callEdges(t, db, "go/a/a.go", "a.Promoted", "Close"); render(got) != "a.Promoted->Outer.Close exact []" {
+		t.Errorf("promoted call after the change: %s", render(got))
+	}
+	if got := callEdges(t, db, "py/more.py", "use", "close"); render(got) != "use-> unresolved []" {
+		t.Errorf("d.close() after its base lost close: %s", render(got))
+	}
+	clean := pgtest.Open(t)
+	if _, err := index.New(clean, hashing()).Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if a, b := snapshot(t, db), snapshot(t, clean); a != b {
+		t.Fatalf("incremental index differs from a clean one:\n%s", diffLines(a, b))
+	}
+}
