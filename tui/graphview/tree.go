@@ -1,6 +1,8 @@
 package graphview
 
 import (
+	"fmt"
+
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 	"github.com/spelunkhq/spelunk/tui/event"
@@ -28,12 +30,31 @@ type node struct {
 	name     string         // group label, module, unresolved name, note text
 	edge     string         // how it was reached: calls, inherits, imports...
 	line     int            // where the edge is written
+	conf     graph.Confidence
+	cands    int // an ambiguous edge's candidate count
 	parent   *node
 	children []*node
 
 	expanded, loaded, loading bool
 	cycle                     bool // already on the path from the root: not expanded again
 	failed                    bool
+}
+
+// inexact reports whether n was reached by a link not known exactly. Links of
+// no recorded confidence count as exact.
+func (n *node) inexact() bool {
+	return n.kind == kindSymbol && n.conf != "" && n.conf != graph.Exact
+}
+
+// confidenceMark tags an inexact link: "[inferred]", "[ambiguous: 3 candidates]".
+func (n *node) confidenceMark() string {
+	if !n.inexact() {
+		return ""
+	}
+	if n.conf == graph.Ambiguous && n.cands > 1 {
+		return fmt.Sprintf("[ambiguous: %d candidates]", n.cands)
+	}
+	return "[" + string(n.conf) + "]"
 }
 
 func (n *node) expandable() bool {
@@ -138,7 +159,7 @@ func (t *tree) fillWalk(n *node, w graph.Walk) {
 		if gn.Depth != 1 {
 			continue
 		}
-		c := &node{kind: kindSymbol, rel: n.rel, sym: gn.Symbol, edge: gn.Kind, line: gn.Line}
+		c := &node{kind: kindSymbol, rel: n.rel, sym: gn.Symbol, edge: gn.Kind, line: gn.Line, conf: gn.Confidence, cands: gn.Candidates}
 		c.cycle = subj.onPath(gn.ID, "")
 		t.add(n, c)
 	}

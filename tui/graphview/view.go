@@ -106,6 +106,9 @@ func (m *Model) rowView(r row, selected bool) string {
 			}
 			meta = strings.TrimSpace(meta + "  " + loc)
 		}
+		if mark := n.confidenceMark(); mark != "" {
+			meta += "  " + mark
+		}
 		if n.cycle {
 			meta += "  (cycle)"
 		}
@@ -137,6 +140,8 @@ func (m *Model) rowView(r row, selected bool) string {
 		st = m.th.Bad
 	case n.kind == kindNote, n.kind == kindUnresolved, n.kind == kindModule, n.cycle:
 		st = m.th.Faint
+	case n.inexact():
+		st = m.th.Inexact
 	case n.kind == kindSymbol && n.sym.IsTest:
 		st = m.th.Muted
 	}

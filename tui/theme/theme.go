@@ -91,6 +91,7 @@ type Theme struct {
 	Placeholder lipgloss.Style
 	Prompt      lipgloss.Style
 	PromptFocus lipgloss.Style
+	Inexact     lipgloss.Style            // a graph link not known exactly (inferred, ambiguous): dimmed
 	Channel     map[string]lipgloss.Style // by channel name
 	Help        help.Styles
 }
@@ -135,6 +136,7 @@ func New(opts Options) *Theme {
 	t.Placeholder = s().Foreground(p.Faint)
 	t.Prompt = s().Foreground(p.Muted)
 	t.PromptFocus = s().Foreground(p.Accent).Bold(true)
+	t.Inexact = s().Foreground(p.Faint).Italic(true)
 	t.Channel = map[string]lipgloss.Style{
 		"dense":   s().Foreground(p.Dense),
 		"lexical": s().Foreground(p.Lexical),
