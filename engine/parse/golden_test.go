@@ -29,6 +29,8 @@ type goldenSymbol struct {
 	Signature string   `json:"sig,omitempty"`
 	Doc       string   `json:"doc,omitempty"`     // first line only
 	Summary   string   `json:"summary,omitempty"` // file header: the generated summary line
+	Result    string   `json:"result,omitempty"`
+	Embeds    []string `json:"embeds,omitempty"`
 }
 
 type goldenRef struct {
@@ -36,6 +38,7 @@ type goldenRef struct {
 	From      string  `json:"from"`
 	Name      string  `json:"name"`
 	Qualifier string  `json:"qual,omitempty"`
+	QualType  string  `json:"qtype,omitempty"`
 	Line      int     `json:"line"`
 }
 
@@ -74,7 +77,7 @@ func goldenView(f *File) []byte {
 	notes := marshal(f.Notes)
 	fmt.Fprintf(&b, "\"notes\": %s,\n\"symbols\": [\n", notes)
 	for i, s := range f.Symbols {
-		g := goldenSymbol{Name: s.Name, Kind: s.Kind, Aliases: s.Aliases, Receiver: s.Receiver,
+		g := goldenSymbol{Name: s.Name, Kind: s.Kind, Aliases: s.Aliases, Receiver: s.Receiver, Result: s.ResultType, Embeds: s.Embeds,
 			Lines: fmt.Sprintf("%d-%d", s.StartLine, s.EndLine), Exported: s.Exported}
 		if s.QualifiedName != s.Name {
 			g.Qualified = s.QualifiedName
@@ -110,7 +113,7 @@ func goldenView(f *File) []byte {
 	}
 	b.WriteString("],\n\"refs\": [\n")
 	for i, r := range f.Refs {
-		line := marshal(goldenRef{Kind: r.Kind, From: label(r.From), Name: r.Name, Qualifier: r.Qualifier, Line: r.Line})
+		line := marshal(goldenRef{Kind: r.Kind, From: label(r.From), Name: r.Name, Qualifier: r.Qualifier, QualType: r.QualifierType, Line: r.Line})
 		b.Write(line)
 		if i < len(f.Refs)-1 {
 			b.WriteByte(',')
