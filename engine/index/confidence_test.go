@@ -181,3 +181,47 @@ func render(es []callEdge) string {
 	sort.Strings(out)
 	return strings.Join(out, "; ")
 }
+
+// TestGraphCoverage: the counts add up per language, and calls into the
+// standard library and builtins count as external.
+func TestGraphCoverage(t *testing.T) {
+	db := pgtest.Open(t)
+	files := map[string]string{
+		"ext/ext.go": "package ext\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\nfunc F(xs []int) {\n\tfmt.Println(len(xs))\n\tvar b strings.Builder\n\tb.WriteString(\"x\")\n\tunknown.Thing()\n}\n",
+		"ext/ext.py": "import os\n\ndef g(p):\n    print(len(p))\n    os.path.join(p)\n",
+	}
+	for p, s := range confidenceFixture {
+		files[p] = s
+	}
+	repo := gitRepo(t, files)
+	ctx := context.Background()
+	if _, err := index.New(db, hashing()).Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var repoID int64
+	if err := db.Pool.QueryRow(ctx, `SELECT id FROM repositories`).Scan(&repoID); err != nil {
+		t.Fatal(err)
+	}
+	cov, err := index.GraphCoverage(ctx, db, repoID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]index.LangCoverage{}
+	for _, c := range cov {
+		if c.Exact+c.Inferred+c.Ambiguous+c.Unresolved != c.Calls || c.External > c.Unresolved {
+			t.Errorf("%s: counts do not add up: %+v", c.Language, c)
+		}
+		by[c.Language] = c
+	}
+	// Go: Println and WriteString external; unknown.Thing and x.Close (Bytes) not.
+	// (The parser records no calls to builtins such as len and print.)
+	if g := by["go"]; g.External != 2 || g.Unresolved != 4 || g.Ambiguous != 1 || g.Exact < 4 {
+		t.Errorf("go: %+v", g)
+	}
+	if p := by["python"]; p.External != 1 || p.Ambiguous != 1 {
+		t.Errorf("python: %+v", p)
+	}
+	if js := by["javascript"]; js.Calls == 0 || js.Ambiguous != 1 {
+		t.Errorf("javascript: %+v", js)
+	}
+}
