@@ -323,6 +323,7 @@ func (x *extractor) runQuery() {
 	qc.SetMatchLimit(1 << 16)
 	matches := qc.Matches(x.g.query, x.root, x.src)
 	var deferred []match
+	var slab nodeSlab
 	for {
 		qm := matches.Next()
 		if qm == nil {
@@ -330,21 +331,20 @@ func (x *extractor) runQuery() {
 		}
 		var m match
 		for _, cp := range qm.Captures {
-			n := cp.Node
 			switch name := x.g.captures[cp.Index]; name {
 			case "name":
-				m.name = &n
+				m.name = slab.put(cp.Node)
 			case "qualifier":
-				m.qualifier = &n
+				m.qualifier = slab.put(cp.Node)
 			case "value":
-				m.value = &n
+				m.value = slab.put(cp.Node)
 			case "key":
-				m.key = &n
+				m.key = slab.put(cp.Node)
 			case "callee":
-				m.callee = &n
+				m.callee = slab.put(cp.Node)
 			default:
 				if m.tag == "" {
-					m.tag, m.node = name, n
+					m.tag, m.node = name, cp.Node
 				}
 			}
 		}
@@ -368,6 +368,20 @@ func (x *extractor) runQuery() {
 			}
 		}
 	}
+}
+
+// nodeSlab hands out stable node pointers from blocks: one allocation per
+// block instead of one per capture, which was the bulk of a parse's
+// allocations. A block is never reused, so a pointer stays valid for as long
+// as a handler keeps it.
+type nodeSlab struct{ block []sitter.Node }
+
+func (s *nodeSlab) put(n sitter.Node) *sitter.Node {
+	if len(s.block) == cap(s.block) {
+		s.block = make([]sitter.Node, 0, 256)
+	}
+	s.block = append(s.block, n)
+	return &s.block[len(s.block)-1]
 }
 
 // text returns the source of n.
