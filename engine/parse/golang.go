@@ -47,148 +47,179 @@ func (h *goHandler) handle(x *extractor, m *match) {
 	case "package":
 		x.f.Package = x.text(n)
 	case "import":
-		p := field(n, "path")
-		if p == nil {
-			return
-		}
-		imp := Import{Path: unquote(x.text(p)), Line: x.lineOf(int(n.StartByte()))}
-		if a := field(n, "name"); a != nil {
-			imp.Alias = x.text(a)
-		}
-		x.addImport(imp, int(n.StartByte()))
+		h.importSpec(x, n)
 	case "definition.function":
-		name := x.text(m.name)
-		d := &def{name: name, kind: KindFunction, exported: token.IsExported(name)}
-		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
-		h.types.addTypeParams(x, n, nil)
-		d.result = h.types.resultType(x, n)
-		h.types.addFunc(name, d.result)
-		if i := x.addDef(d, n, n); i >= 0 {
-			h.pkgDefs = append(h.pkgDefs, i)
-		}
+		h.function(x, m)
 	case "definition.method":
-		name := x.text(m.name)
-		recv := goReceiverType(x, field(n, "receiver"))
-		d := &def{name: name, kind: KindMethod, receiver: recv, owner: recv, exported: token.IsExported(name)}
-		d.qual = name
-		if recv != "" {
-			d.qual = recv + "." + name
-		}
-		d.sig = x.signature(int(n.StartByte()), bodyStart(n))
-		h.types.addTypeParams(x, n, field(n, "receiver"))
-		d.result = h.types.resultType(x, n)
-		x.addDef(d, n, n)
+		h.method(x, m)
 	case "definition.type":
-		name := x.text(m.name)
-		d := &def{name: name, kind: KindType, exported: token.IsExported(name)}
-		outer := n
-		decl := n.Parent()
-		grouped := decl != nil && countKinds(x, decl, "type_spec", "type_alias") > 1
-		if !grouped && decl != nil {
-			outer = decl
-		}
-		t := field(n, "type")
-		switch x.kind(t) {
-		case "struct_type":
-			d.kind = KindStruct
-		case "interface_type":
-			d.kind = KindInterface
-		}
-		sig := x.firstLine(n)
-		if t != nil && (d.kind == KindStruct || d.kind == KindInterface) {
-			sig = x.signature(int(n.StartByte()), strings.IndexByte(x.s[t.StartByte():t.EndByte()], '{')+int(t.StartByte()))
-		}
-		d.sig = "type " + sig
-		h.types.addTypeParams(x, n, nil)
-		d.embeds = h.types.addType(x, name, t)
-		i := x.addDef(d, n, outer)
-		if i < 0 {
-			return
-		}
-		h.pkgDefs = append(h.pkgDefs, i)
-		if grouped {
-			// The specs of a grouped declaration tile it: the first one
-			// takes the "type (" line and the group's doc comment, the last
-			// one the closing parenthesis.
-			specs := x.named(decl)
-			first, last := -1, -1
-			for k := range specs {
-				if kk := x.kind(&specs[k]); kk == "type_spec" || kk == "type_alias" {
-					if first < 0 {
-						first = k
-					}
-					last = k
-				}
-			}
-			if first >= 0 && specs[first].Id() == n.Id() {
-				start, doc := x.attachDocs(int(decl.StartByte()))
-				d.start = start
-				if doc != "" && d.doc != "" {
-					d.doc = doc + "\n" + d.doc
-				} else if doc != "" {
-					d.doc = doc
-				}
-			}
-			if last >= 0 && specs[last].Id() == n.Id() {
-				d.end = int(decl.EndByte())
-			}
-			x.covered = append(x.covered, span{int(decl.StartByte()), int(decl.EndByte())})
-		}
+		h.typeSpec(x, m)
 	case "definition.var", "definition.const":
-		kind, kw := KindVar, "var"
-		if m.tag == "definition.const" {
-			kind, kw = KindConst, "const"
-		}
-		var names []string
-		var walk func(n *sitter.Node)
-		walk = func(n *sitter.Node) {
-			for _, ch := range x.named(n) {
-				switch x.kind(&ch) {
-				case "var_spec", "const_spec":
-					h.types.addPkgVar(x, &ch)
-					for _, nm := range x.fieldChildren(&ch, "name") {
-						names = append(names, x.text(&nm))
-					}
-				case "var_spec_list", "const_spec_list":
-					walk(&ch)
-				}
-			}
-		}
-		walk(n)
-		if len(names) == 0 {
-			return
-		}
-		d := &def{name: names[0], kind: kind}
-		for _, nm := range names {
-			d.exported = d.exported || token.IsExported(nm)
-		}
-		if len(names) > 1 {
-			d.aliases = dedupe(names[1:], names[0])
-		}
-		if rest := strings.TrimSpace(x.text(n)[len(kw):]); strings.HasPrefix(rest, "(") {
-			d.sig = kw + " (" + strings.Join(capNames(names, 12), ", ") + ")"
-		} else {
-			d.sig = x.firstLine(n)
-		}
-		if i := x.addDef(d, n, n); i >= 0 {
-			h.pkgDefs = append(h.pkgDefs, i)
-		}
+		h.varDecl(x, m)
 	case "reference.call":
-		name := x.text(m.name)
-		q := x.qualifierText(m.qualifier)
-		if q == "" && goBuiltins[name] {
-			return
-		}
-		added := len(x.refs)
-		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
-		if q != "" && len(x.refs) > added {
-			h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier, text: q})
-		}
+		h.call(x, m)
 	case "reference.type":
 		x.addRef(RefReferences, x.text(m.name), x.qualifierText(m.qualifier), int(m.name.StartByte()))
 	case "reference.embed":
 		name, q := goTypeName(x, m.name)
 		x.addRef(RefInherits, name, q, int(m.name.StartByte()))
+	}
+}
+
+func (h *goHandler) importSpec(x *extractor, n *sitter.Node) {
+	p := field(n, "path")
+	if p == nil {
+		return
+	}
+	imp := Import{Path: unquote(x.text(p)), Line: x.lineOf(int(n.StartByte()))}
+	if a := field(n, "name"); a != nil {
+		imp.Alias = x.text(a)
+	}
+	x.addImport(imp, int(n.StartByte()))
+}
+
+func (h *goHandler) function(x *extractor, m *match) {
+	n := &m.node
+	name := x.text(m.name)
+	d := &def{name: name, kind: KindFunction, exported: token.IsExported(name)}
+	d.sig = x.signature(int(n.StartByte()), bodyStart(n))
+	h.types.addTypeParams(x, n, nil)
+	d.result = h.types.resultType(x, n)
+	h.types.addFunc(name, d.result)
+	if i := x.addDef(d, n, n); i >= 0 {
+		h.pkgDefs = append(h.pkgDefs, i)
+	}
+}
+
+func (h *goHandler) method(x *extractor, m *match) {
+	n := &m.node
+	name := x.text(m.name)
+	recv := goReceiverType(x, field(n, "receiver"))
+	d := &def{name: name, kind: KindMethod, receiver: recv, owner: recv, exported: token.IsExported(name)}
+	d.qual = name
+	if recv != "" {
+		d.qual = recv + "." + name
+	}
+	d.sig = x.signature(int(n.StartByte()), bodyStart(n))
+	h.types.addTypeParams(x, n, field(n, "receiver"))
+	d.result = h.types.resultType(x, n)
+	x.addDef(d, n, n)
+}
+
+// typeSpec records a type declaration; the specs of a grouped declaration
+// tile it: the first one takes the "type (" line and the group's doc comment,
+// the last one the closing parenthesis.
+func (h *goHandler) typeSpec(x *extractor, m *match) {
+	n := &m.node
+	name := x.text(m.name)
+	d := &def{name: name, kind: KindType, exported: token.IsExported(name)}
+	outer := n
+	decl := n.Parent()
+	grouped := decl != nil && countKinds(x, decl, "type_spec", "type_alias") > 1
+	if !grouped && decl != nil {
+		outer = decl
+	}
+	t := field(n, "type")
+	switch x.kind(t) {
+	case "struct_type":
+		d.kind = KindStruct
+	case "interface_type":
+		d.kind = KindInterface
+	}
+	sig := x.firstLine(n)
+	if t != nil && (d.kind == KindStruct || d.kind == KindInterface) {
+		sig = x.signature(int(n.StartByte()), strings.IndexByte(x.s[t.StartByte():t.EndByte()], '{')+int(t.StartByte()))
+	}
+	d.sig = "type " + sig
+	h.types.addTypeParams(x, n, nil)
+	d.embeds = h.types.addType(x, name, t)
+	i := x.addDef(d, n, outer)
+	if i < 0 {
+		return
+	}
+	h.pkgDefs = append(h.pkgDefs, i)
+	if grouped {
+		// The specs of a grouped declaration tile it: the first one
+		// takes the "type (" line and the group's doc comment, the last
+		// one the closing parenthesis.
+		specs := x.named(decl)
+		first, last := -1, -1
+		for k := range specs {
+			if kk := x.kind(&specs[k]); kk == "type_spec" || kk == "type_alias" {
+				if first < 0 {
+					first = k
+				}
+				last = k
+			}
+		}
+		if first >= 0 && specs[first].Id() == n.Id() {
+			start, doc := x.attachDocs(int(decl.StartByte()))
+			d.start = start
+			if doc != "" && d.doc != "" {
+				d.doc = doc + "\n" + d.doc
+			} else if doc != "" {
+				d.doc = doc
+			}
+		}
+		if last >= 0 && specs[last].Id() == n.Id() {
+			d.end = int(decl.EndByte())
+		}
+		x.covered = append(x.covered, span{int(decl.StartByte()), int(decl.EndByte())})
+	}
+}
+
+func (h *goHandler) varDecl(x *extractor, m *match) {
+	n := &m.node
+	kind, kw := KindVar, "var"
+	if m.tag == "definition.const" {
+		kind, kw = KindConst, "const"
+	}
+	var names []string
+	var walk func(n *sitter.Node)
+	walk = func(n *sitter.Node) {
+		for _, ch := range x.named(n) {
+			switch x.kind(&ch) {
+			case "var_spec", "const_spec":
+				h.types.addPkgVar(x, &ch)
+				for _, nm := range x.fieldChildren(&ch, "name") {
+					names = append(names, x.text(&nm))
+				}
+			case "var_spec_list", "const_spec_list":
+				walk(&ch)
+			}
+		}
+	}
+	walk(n)
+	if len(names) == 0 {
+		return
+	}
+	d := &def{name: names[0], kind: kind}
+	for _, nm := range names {
+		d.exported = d.exported || token.IsExported(nm)
+	}
+	if len(names) > 1 {
+		d.aliases = dedupe(names[1:], names[0])
+	}
+	if rest := strings.TrimSpace(x.text(n)[len(kw):]); strings.HasPrefix(rest, "(") {
+		d.sig = kw + " (" + strings.Join(capNames(names, 12), ", ") + ")"
+	} else {
+		d.sig = x.firstLine(n)
+	}
+	if i := x.addDef(d, n, n); i >= 0 {
+		h.pkgDefs = append(h.pkgDefs, i)
+	}
+}
+
+func (h *goHandler) call(x *extractor, m *match) {
+	name := x.text(m.name)
+	q := x.qualifierText(m.qualifier)
+	if q == "" && goBuiltins[name] {
+		return
+	}
+	added := len(x.refs)
+	x.addRef(RefCalls, name, q, int(m.name.StartByte()))
+	if q != "" && len(x.refs) > added {
+		h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier, text: q})
 	}
 }
 
