@@ -328,25 +328,47 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	return hits[:min(len(hits), channelDepth)], nil
 }
 
-// graphChannel scores the neighbours of the anchors over calls, type relations and
-// containment: 1 for a direct neighbour, 0.5 at two hops, times the anchor's weight
-// (1 for the best anchor, decreasing). Anchors themselves are not returned.
+// edgeWeight is how much a link is trusted in the graph channel: 1 when exact,
+// 0.7 when inferred (or resolved before confidences were recorded), 0.4 shared
+// among an ambiguous edge's candidates. Unresolved edges have no target and are
+// not walked.
+const edgeWeight = `CASE e.confidence WHEN 'exact' THEN 1.0
+	WHEN 'ambiguous' THEN 0.4 / greatest(coalesce(cardinality(e.candidates), 1), 1) ELSE 0.7 END`
+
+// graphNeighbours is a LATERAL body listing the neighbours of from.id over edges
+// of kinds, each with its edge's weight: targets (every candidate of an ambiguous
+// edge), sources, and sources of ambiguous edges naming from.id as a candidate.
+func graphNeighbours(from, kinds string) string {
+	return `SELECT c.id, ` + edgeWeight + ` AS cw
+		FROM edges e CROSS JOIN LATERAL unnest(coalesce(e.candidates, ARRAY[e.target_id])) AS c(id)
+		WHERE e.repository_id = $1 AND e.source_id = ` + from + `.id AND e.kind IN (` + kinds + `) AND e.target_id IS NOT NULL
+		UNION ALL
+		SELECT e.source_id, ` + edgeWeight + `
+		FROM edges e WHERE e.repository_id = $1 AND e.target_id = ` + from + `.id AND e.kind IN (` + kinds + `)
+		UNION ALL
+		SELECT e.source_id, ` + edgeWeight + `
+		FROM edges e WHERE e.repository_id = $1 AND e.candidates @> ARRAY[` + from + `.id]
+		  AND e.target_id IS DISTINCT FROM ` + from + `.id AND e.kind IN (` + kinds + `)`
+}
+
+// graphChannel scores the neighbours of the anchors over calls and type
+// relations: the edge's weight for a direct neighbour, half the product of the two
+// at two hops, times the anchor's weight (1 for the best anchor, decreasing).
+// Anchors themselves are not returned.
 func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, error) {
 	if len(anchors) == 0 {
 		return nil, nil
 	}
 	rows, err := s.db.Pool.Query(ctx, `
-		WITH RECURSIVE a AS (
+		WITH a AS (
 			SELECT id, 1.0 / ord AS w FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, ord)
 		), hop1 AS (
-			SELECT CASE WHEN e.source_id = a.id THEN e.target_id ELSE e.source_id END AS id, max(a.w) AS w
-			FROM a JOIN edges e ON e.repository_id = $1 AND (e.source_id = a.id OR e.target_id = a.id)
-			WHERE e.kind IN ('calls', 'inherits', 'implements', 'references') AND e.target_id IS NOT NULL
+			SELECT n.id, max(a.w * n.cw) AS w
+			FROM a CROSS JOIN LATERAL (`+graphNeighbours("a", `'calls', 'inherits', 'implements', 'references'`)+`) n
 			GROUP BY 1
 		), hop2 AS (
-			SELECT CASE WHEN e.source_id = h.id THEN e.target_id ELSE e.source_id END AS id, max(h.w) * 0.5 AS w
-			FROM hop1 h JOIN edges e ON e.repository_id = $1 AND (e.source_id = h.id OR e.target_id = h.id)
-			WHERE e.kind IN ('calls', 'inherits', 'implements') AND e.target_id IS NOT NULL
+			SELECT n.id, max(h.w * n.cw) * 0.5 AS w
+			FROM hop1 h CROSS JOIN LATERAL (`+graphNeighbours("h", `'calls', 'inherits', 'implements'`)+`) n
 			GROUP BY 1
 		)
 		SELECT id, max(w) AS score FROM (SELECT * FROM hop1 UNION ALL SELECT * FROM hop2) n
