@@ -106,8 +106,9 @@ func (m *Model) rowView(r row, selected bool) string {
 			}
 			meta = strings.TrimSpace(meta + "  " + loc)
 		}
+		// The mark first, so a narrow pane cuts the location rather than it.
 		if mark := n.confidenceMark(); mark != "" {
-			meta += "  " + mark
+			meta = strings.TrimSpace(mark + "  " + meta)
 		}
 		if n.cycle {
 			meta += "  (cycle)"
