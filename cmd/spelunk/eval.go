@@ -78,6 +78,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 				fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n",
 					m.Config, m.Kind, m.N, m.Hit1, m.Hit5, m.Recall5, m.Recall10, m.MRR10, m.NDCG10, m.P50MS, m.P95MS)
 			}
+			printGraphSets(rep)
 			return nil
 		},
 	}
@@ -105,4 +106,22 @@ func tuneOptions(weights string, k float64) (search.Options, error) {
 	}
 	opts.Weights = w
 	return opts, nil
+}
+
+// printGraphSets adds the whole-answer precision and recall of the graph
+// questions (callers, callees, imports against their complete lists).
+func printGraphSets(rep *eval.Report) {
+	header := false
+	for _, m := range rep.Results {
+		if m.Precision == nil || m.Kind != "graph" {
+			continue
+		}
+		if !header {
+			fmt.Println("\ngraph answers as sets (micro-averaged over every link returned / expected):")
+			fmt.Println("| config | n | precision | recall |")
+			fmt.Println("|---|---|---|---|")
+			header = true
+		}
+		fmt.Printf("| %s | %d | %.3f | %.3f |\n", m.Config, m.N, *m.Precision, *m.Recall)
+	}
 }

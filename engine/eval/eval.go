@@ -117,6 +117,11 @@ type Metrics struct {
 	NDCG10   float64 `json:"ndcg@10"`
 	P50MS    float64 `json:"p50_ms"`
 	P95MS    float64 `json:"p95_ms"`
+	// Precision and Recall judge graph answers (callers, callees, imports) as
+	// whole sets against complete expected lists, micro-averaged; absent on
+	// rows with no graph question.
+	Precision *float64 `json:"precision,omitempty"`
+	Recall    *float64 `json:"recall,omitempty"`
 }
 
 // Report is the whole evaluation.
@@ -178,6 +183,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 		kind string
 		tags []string
 		m    queryMetrics
+		set  *setCounts // graph questions answered by the walk
 		dur  time.Duration
 	}
 	samples := map[string][]sample{}
@@ -195,7 +201,12 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 				items = nil // a channel that cannot answer scores zero, as a user would see it
 			}
 			m := score(items, q.Expect)
-			samples[cfg] = append(samples[cfg], sample{kind: q.Kind, tags: q.Tags, m: m, dur: dur})
+			s := sample{kind: q.Kind, tags: q.Tags, m: m, dur: dur}
+			if q.Kind == "graph" && len(q.Expect) > 0 && (cfg == "hybrid" || cfg == "graph") {
+				c := scoreSet(items, q.Expect)
+				s.set = &c
+			}
+			samples[cfg] = append(samples[cfg], s)
 			out.Ranks[cfg] = m.firstRank
 		}
 		rep.PerQuery = append(rep.PerQuery, out)
@@ -203,6 +214,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 	for _, cfg := range configs {
 		for _, kind := range Kinds {
 			var ms []queryMetrics
+			var sets []setCounts
 			var durs []time.Duration
 			for _, s := range samples[cfg] {
 				if kind != "all" && s.kind != kind && !slices.Contains(s.tags, kind) {
@@ -212,11 +224,15 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 				if s.m.scored {
 					ms = append(ms, s.m)
 				}
+				if s.set != nil {
+					sets = append(sets, *s.set)
+				}
 			}
 			if len(durs) == 0 {
 				continue
 			}
 			row := aggregate(ms)
+			row.Precision, row.Recall = setMetrics(sets)
 			row.Config, row.Kind = cfg, kind
 			row.P50MS, row.P95MS = percentile(durs, 0.50), percentile(durs, 0.95)
 			rep.Results = append(rep.Results, row)

@@ -28,10 +28,12 @@ def main():
         if want in ("all", split):
             splits.setdefault(split, []).append(name)
     for split, names in splits.items():
-        queries, history = {}, {}
+        queries, history, graph_sets = {}, {}, []
         for name in names:
             rep = load(os.path.join(outdir, name + ".queries.json"))
             for row in (rep or {}).get("results", []):
+                if row["config"] == "graph" and row["kind"] == "graph" and "precision" in row:
+                    graph_sets.append((name, row["n"], row["precision"], row["recall"]))
                 key = (row["config"], row["kind"])
                 acc = queries.setdefault(key, {"n": 0, **{m: 0.0 for m in QUERY_METRICS}})
                 acc["n"] += row["n"]
@@ -53,6 +55,12 @@ def main():
                 continue
             cells = " | ".join(f"{acc[m] / acc['n']:.3f}" for m in QUERY_METRICS)
             print(f"| {cfg} | {kind} | {acc['n']} | {cells} |")
+        if graph_sets:
+            # Per repository: each figure is micro-averaged over its links.
+            print("\n| graph answers as sets | n | precision | recall |")
+            print("|---|---|---|---|")
+            for name, n, p, r in graph_sets:
+                print(f"| {name} | {n} | {p:.3f} | {r:.3f} |")
         if history:
             print("\n| history config | n | " + " | ".join(HISTORY_METRICS) + " |")
             print("|---|---|" + "---|" * len(HISTORY_METRICS))
