@@ -16,10 +16,15 @@ import (
 )
 
 func newStatusCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	var withGraph bool
+	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show indexed repositories: last commit, counts, skipped files by reason, staleness",
-		Args:  noArgs,
+		Long: "Show indexed repositories: last commit, counts, skipped files by reason, staleness.\n\n" +
+			"--graph adds, per language, how the call sites resolved: exact (by scope or type), inferred\n" +
+			"(by import or a unique name), ambiguous (several candidates), unresolved (no target known)\n" +
+			"and external (no target, known to leave the repository); the five add up to the calls.",
+		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			db, err := openDB(ctx, g)
@@ -51,16 +56,75 @@ func newStatusCmd(g *globals) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				var cov []index.LangCoverage
+				if withGraph {
+					if cov, err = index.GraphCoverage(ctx, db, r.ID); err != nil {
+						return fmt.Errorf("status of %s: %w", r.Name, err)
+					}
+				}
 				if g.json {
-					if err := json.NewEncoder(os.Stdout).Encode(st); err != nil {
+					if err := json.NewEncoder(os.Stdout).Encode(statusJSON{Status: st, Graph: coverageLines(cov, withGraph)}); err != nil {
 						return err
 					}
 					continue
 				}
 				printStatus(st)
+				if withGraph {
+					printCoverage(cov)
+				}
 			}
 			return nil
 		},
+	}
+	cmd.Flags().BoolVar(&withGraph, "graph", false, "also count each language's call sites by how they resolved")
+	return cmd
+}
+
+// statusJSON is one repository of status --json; graph only with --graph.
+type statusJSON struct {
+	index.Status
+	Graph []coverageLine `json:"graph,omitempty"`
+}
+
+// coverageLine is one language of status --graph --json. Unresolved excludes
+// External, so the five counts add up to Calls.
+type coverageLine struct {
+	Language   string `json:"language"`
+	Calls      int    `json:"calls"`
+	Exact      int    `json:"exact"`
+	Inferred   int    `json:"inferred"`
+	Ambiguous  int    `json:"ambiguous"`
+	Unresolved int    `json:"unresolved"`
+	External   int    `json:"external"`
+}
+
+func coverageLines(cov []index.LangCoverage, want bool) []coverageLine {
+	if !want {
+		return nil
+	}
+	out := make([]coverageLine, 0, len(cov))
+	for _, c := range cov {
+		out = append(out, coverageLine{Language: c.Language, Calls: c.Calls, Exact: c.Exact, Inferred: c.Inferred,
+			Ambiguous: c.Ambiguous, Unresolved: c.Unresolved - c.External, External: c.External})
+	}
+	return out
+}
+
+// printCoverage draws status --graph: one row per language, the share of exact
+// call sites after the count.
+func printCoverage(cov []index.LangCoverage) {
+	if len(cov) == 0 {
+		fmt.Println("  graph     no call sites")
+		return
+	}
+	fmt.Printf("  graph     %-12s %7s %14s %9s %10s %11s %9s\n", "language", "calls", "exact", "inferred", "ambiguous", "unresolved", "external")
+	for _, c := range coverageLines(cov, true) {
+		lang := c.Language
+		if lang == "" {
+			lang = "(unknown)"
+		}
+		exact := fmt.Sprintf("%d (%.0f%%)", c.Exact, 100*float64(c.Exact)/float64(max(c.Calls, 1)))
+		fmt.Printf("            %-12s %7d %14s %9d %10d %11d %9d\n", lang, c.Calls, exact, c.Inferred, c.Ambiguous, c.Unresolved, c.External)
 	}
 }
 
