@@ -260,6 +260,24 @@ func BenchmarkLoadGloVe(b *testing.B) {
 	}
 }
 
+// BenchmarkLoadGloVeAndEmbedQuery is what a CLI search pays for the embedder:
+// load the data and embed one question.
+func BenchmarkLoadGloVeAndEmbedQuery(b *testing.B) {
+	path := DefaultGloVePath()
+	if _, err := os.Stat(path); err != nil {
+		b.Skip("GloVe data not installed at " + path)
+	}
+	for b.Loop() {
+		g, err := LoadGloVe(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := g.Embed(context.Background(), []string{"how are refunds validated before the payment is reversed"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkGloVeEmbed measures the real data when installed, else the fixture
 // (whose tiny vocabulary makes it faster than real use).
 func BenchmarkGloVeEmbed(b *testing.B) {
