@@ -61,10 +61,10 @@ type GloVe struct {
 	// vecs holds the unit word vectors by block of vectorBlock ids, wordDims
 	// values each, decoded (and allocated) on first use from half, the file's
 	// binary16 rows.
-	vecs     [][]float32
-	half     []byte
-	blocks   []sync.Once
-	weight   []float32 // SIF weight by id
+	vecs   [][]float32
+	half   []byte
+	blocks []sync.Once
+	weight []float32 // SIF weight by id
 	// index maps a word to its id (>= 0); stop words map to ^id, or to
 	// stopNotInVocab when GloVe has no vector for them.
 	index map[string]int32
