@@ -35,6 +35,10 @@ import (
 
 const refKinds = `('calls','inherits','implements','references')`
 
+// linkedByIndexer excludes the Go implements edges: linkGoImplementations decides
+// them, by method sets, before resolution.
+const linkedByIndexer = `NOT (e.kind = 'implements' AND e.path LIKE '%.go')`
+
 const defKinds = `('module','part','block')`
 
 // qualifierRule decides whether definition d may be the target of edge e.
@@ -87,7 +91,7 @@ var collectSteps = []struct{ name, sql string }{
 		d AS (
 			UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
 			FROM gone
-			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + `
+			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone)
 			       -- a name defined more or fewer times than before may now resolve
 			       -- elsewhere, or no longer be unique: decide those edges again
@@ -117,7 +121,7 @@ var collectSteps = []struct{ name, sql string }{
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
-		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + `
+		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 		  -- An incremental run only looks at the edges its changes can affect: those
 		  -- of the files it wrote, those whose target it deleted, those naming
 		  -- something the written files define, or typed by a type they define.

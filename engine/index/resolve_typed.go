@@ -8,8 +8,9 @@ package index
 // its class. A located type without the method passes to its embedded types (Go)
 // or bases (Python, JS), two levels deep. A type the repository does not define is
 // external: the call stays unresolved rather than bound to a method of another
-// type with the same name. Interfaces say nothing about the implementation, so a
-// call through one is left to the name steps (ambiguous or inferred, never exact).
+// type with the same name. A call through a Go interface resolves to the methods
+// of the types implementing it (inferred, or ambiguous); through another interface
+// it is left to the name steps (ambiguous or inferred, never exact).
 
 // typeKinds are the symbol kinds a qualifier's type can be.
 const typeKinds = `('class','struct','interface','type')`
@@ -73,8 +74,19 @@ var typedSteps = []struct{ name, sql string }{
 		      JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
 		WHERE c.rnk IS NOT NULL
 		ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.tkind, c.qualified_name COLLATE "C"`},
-	// Through an interface, or a class name defined more than once and in no
-	// scope: the type is not known after all.
+	// Through a Go interface: the methods of the types implementing it (edges of
+	// linkGoImplementations), inferred (one implementation known) or ambiguous.
+	{"interface implementations", settle(`
+		SELECT t.edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf, d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
+		JOIN edges ie ON ie.repository_id = $1 AND ie.kind = 'implements' AND ie.target_id = t.tid
+		JOIN symbols ty ON ty.repository_id = $1 AND ty.id = ie.source_id
+		JOIN files tf ON tf.repository_id = $1 AND tf.id = ty.file_id
+		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method' AND d.language = 'go'
+		     AND d.dir = tf.dir AND d.receiver = ty.name
+		WHERE t.tkind = 'interface' AND t.tlang = 'go'`)},
+	// Through an interface no known type implements, or a class name defined more
+	// than once and in no scope: the type is not known after all.
 	{"unknown types", `
 		DELETE FROM res_typed r USING res_tloc t
 		WHERE t.edge_id = r.edge_id AND (t.tkind = 'interface' OR (t.rnk = 3 AND t.far > 1))`},

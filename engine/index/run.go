@@ -189,13 +189,15 @@ func (r *run) resolve(ctx context.Context) error {
 			}
 			scope = append(scope, deleted...)
 		}
-		if err := w.resolveEdges(ctx, scope); err != nil {
-			return err
-		}
+		// Go implements first: a call through an interface resolves to the
+		// methods of the types that implement it.
 		if touchesGo(todo, deleted) || r.interrupted || opts.Full {
 			if err := w.linkGoImplementations(ctx); err != nil {
 				return err
 			}
+		}
+		if err := w.resolveEdges(ctx, scope); err != nil {
+			return err
 		}
 	}
 	// Fresh statistics after a bulk change: without them the planner treats the new
