@@ -33,6 +33,26 @@ func (f *embedFlags) embedder() (embed.Embedder, string, error) {
 	return embed.FromConfigWithNote(embed.Config{Provider: f.provider, Model: f.model, URL: f.url, Dims: f.dims})
 }
 
+// embedderAsync starts building the embedder in the background and returns a
+// function that waits for it: loading the word vectors overlaps connecting to
+// the database, the two slowest steps of a search process's start.
+func (f *embedFlags) embedderAsync() func() (embed.Embedder, string, error) {
+	type built struct {
+		e    embed.Embedder
+		note string
+		err  error
+	}
+	ch := make(chan built, 1)
+	go func() {
+		e, note, err := f.embedder()
+		ch <- built{e, note, err}
+	}()
+	return func() (embed.Embedder, string, error) {
+		b := <-ch
+		return b.e, b.note, b.err
+	}
+}
+
 // embedderStatus is doctor's view of the embedder.
 func embedderStatus(f *embedFlags) func() (string, string, error) {
 	return func() (string, string, error) {

@@ -65,12 +65,13 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if err := checkSearchOptions(opts); err != nil {
 				return err
 			}
+			embedder := g.embed.embedderAsync() // loads while the database is reached
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
-			emb, _, err := g.embed.embedder()
+			emb, _, err := embedder()
 			if err != nil {
 				return err
 			}
