@@ -108,3 +108,15 @@ func TestCLICallersConfidence(t *testing.T) {
 		t.Fatalf("--min-confidence unresolved: exit %d %q, want 2", code, errOut)
 	}
 }
+
+// A --min-confidence that makes no sense exits 2 before any database work (the
+// URL points at a closed port).
+func TestCallersMinConfidenceIsCheckedFirst(t *testing.T) {
+	t.Setenv("SPELUNK_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	for _, v := range []string{"sure", "Exact", "unresolved"} {
+		code, _, errOut := spelunk(t, "callees", "X", "--min-confidence", v)
+		if code != 2 || !strings.Contains(errOut, "--min-confidence must be one of exact, inferred, ambiguous") {
+			t.Errorf("--min-confidence %s: exit %d %q, want 2", v, code, errOut)
+		}
+	}
+}
