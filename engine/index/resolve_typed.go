@@ -47,6 +47,14 @@ var typedSteps = []struct{ name, sql string }{
 		      WHERE c.rnk IS NOT NULL
 		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
 		WHERE r.edge_id = x.edge_id`},
+	// F of a package imported from outside the repository (os.Open): the result
+	// is external too.
+	{"external results", `
+		INSERT INTO res_out (edge_id, sid, confidence)
+		SELECT r.edge_id, NULL, 'unresolved' FROM res_typed r
+		WHERE r.t LIKE '()%.%' AND EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = r.ctx_file
+		      AND i.qual = regexp_replace(substr(r.t, 3), '\.[^.]*$', '') AND i.target_path IS NULL)
+		ON CONFLICT DO NOTHING`},
 	// An unknown F says nothing about the type: the name steps decide.
 	{"unknown results", `DELETE FROM res_typed WHERE t = '' OR t LIKE '()%'`},
 	{"imports of result files", `
