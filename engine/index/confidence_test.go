@@ -198,7 +198,7 @@ func render(es []callEdge) string {
 func TestGraphCoverage(t *testing.T) {
 	db := pgtest.Open(t)
 	files := map[string]string{
-		"ext/ext.go": "package ext\n\nimport (\n\t\"fmt\"\n\t\"strings\"\n)\n\nfunc F(xs []int) {\n\tfmt.Println(len(xs))\n\tvar b strings.Builder\n\tb.WriteString(\"x\")\n\tunknown.Thing()\n}\n",
+		"ext/ext.go": "package ext\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\nfunc F(xs []int) {\n\tfmt.Println(len(xs))\n\tvar b strings.Builder\n\tb.WriteString(\"x\")\n\tunknown.Thing()\n\tf := os.Open(\"x\")\n\tf.Close()\n}\n",
 		"ext/ext.py": "import os\n\ndef g(p):\n    print(len(p))\n    os.path.join(p)\n",
 	}
 	for p, s := range confidenceFixture {
@@ -224,9 +224,10 @@ func TestGraphCoverage(t *testing.T) {
 		}
 		by[c.Language] = c
 	}
-	// Go: Println and WriteString external; unknown.Thing and x.Close (Bytes) not.
-	// (The parser records no calls to builtins such as len and print.)
-	if g := by["go"]; g.External != 2 || g.Unresolved != 4 || g.Ambiguous != 2 || g.Exact < 4 {
+	// Go: Println, Open, WriteString and f.Close (f from os.Open) external, not a
+	// guess of A.Close or B.Close; unknown.Thing and x.Close (Bytes) not. (The
+	// parser records no calls to builtins such as len and print.)
+	if g := by["go"]; g.External != 4 || g.Unresolved != 6 || g.Ambiguous != 2 || g.Exact < 4 {
 		t.Errorf("go: %+v", g)
 	}
 	if p := by["python"]; p.External != 1 || p.Ambiguous != 1 {
