@@ -91,7 +91,38 @@ func (m *Model) rowView(r row, selected bool) string {
 	case n.kind != kindNote:
 		glyph = "· "
 	}
-	label := m.label(n)
+	label, meta := m.label(n), rowMeta(n)
+	left := marker + r.prefix + glyph
+	if selected {
+		text := left + label
+		if meta != "" {
+			text += "  " + meta
+		}
+		return m.th.Selected.Render(render.Pad(text, m.w))
+	}
+	st := m.th.Text
+	switch {
+	case n.kind == kindGroup:
+		st = m.th.Accent.Bold(true)
+	case n.kind == kindNote && strings.HasPrefix(n.name, "failed"):
+		st = m.th.Bad
+	case n.kind == kindNote, n.kind == kindUnresolved, n.kind == kindModule, n.cycle:
+		st = m.th.Faint
+	case n.inexact():
+		st = m.th.Inexact
+	case n.kind == kindSymbol && n.sym.IsTest:
+		st = m.th.Muted
+	}
+	text := m.th.Rule.Render(left) + st.Render(label)
+	if meta != "" {
+		text += "  " + m.th.Muted.Render(meta)
+	}
+	return render.Truncate(text, m.w)
+}
+
+// rowMeta is the detail after a row's label: kind, location, the edge that reached
+// it, its confidence when not exact, a cycle mark.
+func rowMeta(n *node) string {
 	var meta string
 	switch n.kind {
 	case kindSymbol:
@@ -125,30 +156,5 @@ func (m *Model) rowView(r row, selected bool) string {
 			meta = fmt.Sprintf("%s @%d", n.edge, n.line)
 		}
 	}
-	left := marker + r.prefix + glyph
-	if selected {
-		text := left + label
-		if meta != "" {
-			text += "  " + meta
-		}
-		return m.th.Selected.Render(render.Pad(text, m.w))
-	}
-	st := m.th.Text
-	switch {
-	case n.kind == kindGroup:
-		st = m.th.Accent.Bold(true)
-	case n.kind == kindNote && strings.HasPrefix(n.name, "failed"):
-		st = m.th.Bad
-	case n.kind == kindNote, n.kind == kindUnresolved, n.kind == kindModule, n.cycle:
-		st = m.th.Faint
-	case n.inexact():
-		st = m.th.Inexact
-	case n.kind == kindSymbol && n.sym.IsTest:
-		st = m.th.Muted
-	}
-	text := m.th.Rule.Render(left) + st.Render(label)
-	if meta != "" {
-		text += "  " + m.th.Muted.Render(meta)
-	}
-	return render.Truncate(text, m.w)
+	return meta
 }
