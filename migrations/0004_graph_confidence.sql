@@ -16,7 +16,7 @@ ALTER TABLE edges ADD COLUMN target_type text NOT NULL DEFAULT '';
 ALTER TABLE edges ADD COLUMN candidates bigint[];
 
 -- "Who may call X": the ambiguous edges that list X among their candidates.
-CREATE INDEX edges_candidates_idx ON edges USING gin (candidates);
+CREATE INDEX edges_candidates_idx ON edges USING gin (candidates) WHERE candidates IS NOT NULL;
 
 ALTER TABLE symbols ADD COLUMN result_type text;
 ALTER TABLE symbols ADD COLUMN embeds text[];

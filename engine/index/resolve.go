@@ -167,7 +167,9 @@ var applySteps = []struct{ name, sql string }{
 		  AND i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'`},
 	{"apply", `
 		UPDATE edges e SET target_id = o.sid, confidence = o.confidence, candidates = o.candidates
-		FROM res_out o WHERE e.repository_id = $1 AND e.id = o.edge_id`},
+		FROM res_out o WHERE e.repository_id = $1 AND e.id = o.edge_id
+		  -- a typed call left without a target is unresolved already: no write
+		  AND o.sid IS NOT NULL`},
 }
 
 // resolveEdges links edges to their target symbols and imports to their files.

@@ -67,31 +67,55 @@ var typedSteps = []struct{ name, sql string }{
 		  AND e.file_id NOT IN (SELECT file_id FROM res_imports)`},
 	{"analyse typed", `ANALYZE res_typed, res_imports`},
 	// The type's definition, nearest first. A bare Python/JS class name no scope
-	// reaches counts when the repository defines it once.
+	// reaches counts when the repository defines it once. Analysed tables, one
+	// equality join per scope: a CASE over every pair of edge and same-named type,
+	// or a join over unanalysed CTEs, planned nested loops costing seconds.
+	{"type names", `
+		CREATE TEMP TABLE res_tq ON COMMIT DROP AS
+		SELECT r.edge_id, r.language, r.ctx_file, r.ctx_dir, n.tname, n.tpkg FROM res_typed r ` + splitType},
+	{"types", `
+		CREATE TEMP TABLE res_ts ON COMMIT DROP AS
+		SELECT s.id, s.name, s.file_id, s.kind, s.start_line, s.qualified_name, f.dir, f.language, f.path
+		FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		WHERE s.repository_id = $1 AND s.kind IN ` + typeKinds + ` AND s.name IN (SELECT tname FROM res_tq)`},
+	{"analyse type names", `ANALYZE res_tq, res_ts`},
 	{"type locations", `
 		CREATE TEMP TABLE res_tloc ON COMMIT DROP AS
-		SELECT DISTINCT ON (c.edge_id) c.edge_id, c.tid, c.tname, c.tdir, c.tlang, c.tkind, c.rnk, c.far
-		FROM (SELECT r.edge_id, s.id AS tid, s.name AS tname, f.dir AS tdir, f.language AS tlang, s.kind AS tkind,
-		             f.path, s.start_line, s.qualified_name,
-		             coalesce(` + inScope + `, CASE WHEN r.language <> 'go' AND f.language <> 'go' AND n.tpkg = '' THEN 3 END) AS rnk,
-		             count(*) FILTER (WHERE r.language <> 'go' AND f.language <> 'go' AND n.tpkg = '')
-		                 OVER (PARTITION BY r.edge_id) AS far
-		      FROM res_typed r
-		      ` + splitType + `
-		      JOIN symbols s ON s.repository_id = $1 AND s.name = n.tname AND s.kind IN ` + typeKinds + `
-		      JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
-		WHERE c.rnk IS NOT NULL
-		ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.tkind, c.qualified_name COLLATE "C"`},
+		WITH c AS (
+			SELECT q.edge_id, ts.*, 0 AS rnk FROM res_tq q JOIN res_ts ts ON ts.name = q.tname AND ts.file_id = q.ctx_file
+			WHERE q.tpkg = ''
+			UNION ALL
+			SELECT q.edge_id, ts.*, 1 FROM res_tq q JOIN res_ts ts ON ts.name = q.tname AND ts.dir = q.ctx_dir AND ts.language = 'go'
+			WHERE q.tpkg = '' AND q.language = 'go'
+			UNION ALL
+			SELECT q.edge_id, ts.*, 2 FROM res_tq q
+			JOIN res_imports i ON i.file_id = q.ctx_file AND i.qual = q.tpkg
+			JOIN res_ts ts ON ts.name = q.tname
+			     AND (ts.file_id = i.target_file OR (q.language = 'go' AND ts.language = 'go' AND ts.dir = i.target_path))
+			UNION ALL
+			SELECT q.edge_id, ts.*, 3 FROM res_tq q JOIN res_ts ts ON ts.name = q.tname AND ts.language <> 'go'
+			WHERE q.tpkg = '' AND q.language <> 'go')
+		SELECT DISTINCT ON (edge_id) edge_id, id AS tid, name AS tname, dir AS tdir, language AS tlang, kind AS tkind, rnk,
+		       count(*) FILTER (WHERE rnk = 3) OVER (PARTITION BY edge_id) AS far
+		FROM c
+		ORDER BY edge_id, rnk, path COLLATE "C", start_line, kind, qualified_name COLLATE "C"`},
+	// The Go types implementing the interfaces calls go through.
+	{"implementations", `
+		CREATE TEMP TABLE res_impl ON COMMIT DROP AS
+		SELECT DISTINCT t.tid, ty.name, tf.dir
+		FROM (SELECT DISTINCT tid FROM res_tloc WHERE tkind = 'interface' AND tlang = 'go') t
+		JOIN edges ie ON ie.repository_id = $1 AND ie.target_id = t.tid AND ie.kind = 'implements'
+		JOIN symbols ty ON ty.repository_id = $1 AND ty.id = ie.source_id
+		JOIN files tf ON tf.repository_id = $1 AND tf.id = ty.file_id`},
+	{"analyse implementations", `ANALYZE res_tloc, res_impl`},
 	// Through a Go interface: the methods of the types implementing it (edges of
 	// linkGoImplementations), inferred (one implementation known) or ambiguous.
 	{"interface implementations", settle(`
 		SELECT t.edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf, d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
-		JOIN edges ie ON ie.repository_id = $1 AND ie.kind = 'implements' AND ie.target_id = t.tid
-		JOIN symbols ty ON ty.repository_id = $1 AND ty.id = ie.source_id
-		JOIN files tf ON tf.repository_id = $1 AND tf.id = ty.file_id
+		JOIN res_impl m ON m.tid = t.tid
 		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method' AND d.language = 'go'
-		     AND d.dir = tf.dir AND d.receiver = ty.name
+		     AND d.dir = m.dir AND d.receiver = m.name
 		WHERE t.tkind = 'interface' AND t.tlang = 'go'`)},
 	// Through an interface no known type implements, or a class name defined more
 	// than once and in no scope: the type is not known after all.
@@ -103,7 +127,7 @@ var typedSteps = []struct{ name, sql string }{
 		CREATE TEMP TABLE res_parents (child bigint, parent bigint, pname text, pdir text, plang text, ord bigint) ON COMMIT DROP`},
 	{"parents of the types", insertParents(`SELECT tid FROM res_tloc`)},
 	{"parents of the parents", insertParents(`SELECT parent FROM res_parents EXCEPT SELECT child FROM res_parents`)},
-	{"analyse types", `ANALYZE res_tloc, res_parents`},
+	{"analyse types", `ANALYZE res_parents`},
 	{"typed methods", settle(`
 		SELECT t.edge_id, d.id AS sid, 0 AS rnk, 'exact' AS conf, d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
