@@ -15,6 +15,8 @@ func withConfidenceFixture(t *testing.T) string {
 	repo := fixtureRepo(t)
 	files := map[string]string{
 		"py/more.py": "from shapes import B\n\nclass D(B):\n    pass\n\ndef use(d: D):\n    d.close()\n",
+		"py/caller.py": "def poke(x):\n    x.frob()\n",
+		"py/zeta.py":   "class Z:\n    def frob(self):\n        pass\n",
 	}
 	for p, s := range confidenceFixture {
 		files[p] = s
@@ -24,16 +26,22 @@ func withConfidenceFixture(t *testing.T) string {
 }
 
 // TestDeterministicGraph: symbol ids depend on which of the parallel writers
-// commits first, the graph must not. Four indexes of the same commit, each into
-// its own database, hold the same edges with the same targets, confidence and
-// candidates.
+// commits first, the graph must not. Four indexes of the same commit with parallel
+// writers, each into its own database, hold the same edges with the same targets,
+// confidence and candidates.
 func TestDeterministicGraph(t *testing.T) {
 	repo := withConfidenceFixture(t)
 	ctx := context.Background()
 	var first string
-	for i := 0; i < 4; i++ {
+	// Batches of other sizes commit files in other orders, so ids rank the files
+	// differently in each database (0: the default).
+	for i, batch := range []int{0, 1, 2, 5} {
 		db := pgtest.Open(t)
-		if _, err := index.New(db, hashing()).Index(ctx, repo, index.Options{}); err != nil {
+		opts := index.Options{}
+		if batch > 0 {
+			index.SetBatchFiles(&opts, batch)
+		}
+		if _, err := index.New(db, hashing()).Index(ctx, repo, opts); err != nil {
 			t.Fatal(err)
 		}
 		snap := snapshot(t, db)
@@ -62,6 +70,9 @@ func TestIncrementalGraphIsClean(t *testing.T) {
 		t.Fatalf("before the change: %s", render(got))
 	}
 	commitFiles(t, repo, map[string]string{
+		// A candidate written after zeta.py's, so with higher ids than Z.frob here
+		// and lower ones in a clean index: candidates go by path, not id.
+		"py/alpha.py": "class Al:\n    def frob(self):\n        pass\n",
 		// Outer's own Close now shadows the promoted B.Close.
 		"go/a/outer.go": "package a\n\nfunc (Outer) Close() error { return nil }\n",
 		// D's base loses close: d.close() must not become A.close.
@@ -75,8 +86,11 @@ func TestIncrementalGraphIsClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sum.FilesIndexed != 3 || sum.FilesDeleted != 1 {
-		t.Fatalf("summary %+v: want an incremental run of 3 files and 1 deletion", sum)
+	if sum.FilesIndexed != 4 || sum.FilesDeleted != 1 {
+		t.Fatalf("summary %+v: want an incremental run of 4 files and 1 deletion", sum)
+	}
+	if got := callEdges(t, db, "py/caller.py", "poke", "frob"); render(got) != "poke->Al.frob ambiguous [Al.frob,Z.frob]" {
+		t.Errorf("untyped call after a candidate was added: %s", render(got))
 	}
 	if got := callEdges(t, db, "go/a/a.go", "a.Promoted", "Close"); render(got) != "a.Promoted->Outer.Close exact []" {
 		t.Errorf("promoted call after the change: %s", render(got))
