@@ -16,14 +16,16 @@ import (
 )
 
 func newStatusCmd(g *globals) *cobra.Command {
-	var withGraph bool
+	var withGraph, withSizes bool
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show indexed repositories: last commit, counts, skipped files by reason, staleness",
 		Long: "Show indexed repositories: last commit, counts, skipped files by reason, staleness.\n\n" +
 			"--graph adds, per language, how the call sites resolved: exact (by scope or type), inferred\n" +
 			"(by import or a unique name), ambiguous (several candidates), unresolved (no target known)\n" +
-			"and external (no target, known to leave the repository); the five add up to the calls.",
+			"and external (no target, known to leave the repository); the five add up to the calls.\n\n" +
+			"--sizes adds the disk use of each table (rows and indexes; the tables are shared by every\n" +
+			"repository in the database).",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -73,10 +75,14 @@ func newStatusCmd(g *globals) *cobra.Command {
 					printCoverage(cov)
 				}
 			}
+			if withSizes {
+				return printSizes(cmd, db, g.json)
+			}
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&withGraph, "graph", false, "also count each language's call sites by how they resolved")
+	cmd.Flags().BoolVar(&withSizes, "sizes", false, "also print each table's size on disk")
 	return cmd
 }
 
@@ -220,4 +226,37 @@ func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 		return nil, rec, notIndexed(root, err)
 	}
 	return db, rec, nil
+}
+
+// printSizes prints the tables' disk use, largest first (status --sizes); with
+// --json one line {"table_sizes": [...]}.
+func printSizes(cmd *cobra.Command, db *pg.DB, asJSON bool) error {
+	sizes, err := db.TableSizes(cmd.Context())
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return json.NewEncoder(os.Stdout).Encode(map[string][]pg.TableSize{"table_sizes": sizes})
+	}
+	var total int64
+	fmt.Println("disk use by table (all repositories):")
+	for _, s := range sizes {
+		total += s.Total
+		fmt.Printf("  %-26s %9s  (rows %s, indexes %s)\n", s.Table, humanBytes(s.Total), humanBytes(s.Data), humanBytes(s.Indexes))
+	}
+	fmt.Printf("  %-26s %9s\n", "total", humanBytes(total))
+	return nil
+}
+
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
