@@ -21,5 +21,10 @@ CREATE INDEX edges_candidates_idx ON edges USING gin (candidates) WHERE candidat
 ALTER TABLE symbols ADD COLUMN result_type text;
 ALTER TABLE symbols ADD COLUMN embeds text[];
 
--- Rows indexed before this migration: a resolved edge was chosen by name.
+-- Rows indexed before this migration: a resolved edge was chosen by name, and
+-- none carries the types. No stored file passes for current any more, so the next
+-- index run parses every file again (the rows keep serving until then). Under
+-- FORCE ROW LEVEL SECURITY a migrator that is not superuser sees no rows here;
+-- `spelunk index --full` does the same.
 UPDATE edges SET confidence = 'inferred' WHERE target_id IS NOT NULL OR target_file_id IS NOT NULL;
+UPDATE files SET blob_sha = NULL;
