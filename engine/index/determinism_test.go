@@ -14,7 +14,7 @@ import (
 func withConfidenceFixture(t *testing.T) string {
 	repo := fixtureRepo(t)
 	files := map[string]string{
-		"py/more.py": "from shapes import B\n\nclass D(B):\n    pass\n\ndef use(d: D):\n    d.close()\n",
+		"py/more.py":   "from shapes import B\n\nclass D(B):\n    pass\n\ndef use(d: D):\n    d.close()\n",
 		"py/caller.py": "def poke(x):\n    x.frob()\n",
 		"py/zeta.py":   "class Z:\n    def frob(self):\n        pass\n",
 	}
