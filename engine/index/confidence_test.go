@@ -237,3 +237,26 @@ func TestGraphCoverage(t *testing.T) {
 		t.Errorf("javascript: %+v", js)
 	}
 }
+
+// A name defined once in the repository resolves only within its language
+// family: a Python call never lands on the JavaScript function of that name,
+// while JavaScript and TypeScript resolve to each other.
+func TestUniqueNameStaysInItsLanguage(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, map[string]string{
+		"web/headers.js": "function header(name) { return name }\nmodule.exports = { header }\n",
+		"web/use.ts":     "export function useIt(req: any) { return req.header('x') }\n",
+		"tax/compute.py": "def compute_tax(req):\n    return req.header('x')\n",
+	})
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	py := callEdges(t, db, "tax/compute.py", "compute_tax", "header")
+	if len(py) != 1 || py[0].target != "" {
+		t.Fatalf("the Python call resolved into JavaScript: %+v", py)
+	}
+	ts := callEdges(t, db, "web/use.ts", "useIt", "header")
+	if len(ts) != 1 || ts[0].target != "header" {
+		t.Fatalf("the TypeScript call should find the JavaScript function: %+v", ts)
+	}
+}

@@ -51,8 +51,9 @@ var nameSteps = []struct{ name, sql string }{
 		INSERT INTO res_out (edge_id, sid, confidence)
 		SELECT e.id, u.id, 'inferred'
 		FROM res_edges e
-		JOIN (SELECT name, min(id) AS id, min(kind) AS kind FROM res_defs GROUP BY name HAVING count(DISTINCT id) = 1) u
-		     ON u.name = e.target_name
+		JOIN (SELECT name, ` + langFamily("language") + ` AS fam, min(id) AS id, min(kind) AS kind
+		      FROM res_defs GROUP BY 1, 2 HAVING count(DISTINCT id) = 1) u
+		     ON u.name = e.target_name AND u.fam = ` + langFamily("e.language") + `
 		WHERE NOT (e.language = 'go' AND e.qual = '')
 		  AND NOT (e.qual = '' AND u.kind = 'method')
 		  AND ` + notDecided + `
@@ -68,4 +69,11 @@ var nameSteps = []struct{ name, sql string }{
 		     AND (d.language = e.language OR (d.language <> 'go' AND e.language <> 'go' AND d.language <> 'python' AND e.language <> 'python'))
 		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
+}
+
+// langFamily is the SQL for the languages that can call each other's code:
+// JavaScript, TypeScript and TSX share one; Go and Python each stand alone (a
+// Python call never lands on a JavaScript function of the same unique name).
+func langFamily(col string) string {
+	return "(CASE WHEN " + col + " IN ('javascript','typescript','tsx') THEN 'js' ELSE " + col + " END)"
 }
