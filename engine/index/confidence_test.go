@@ -260,3 +260,43 @@ func TestUniqueNameStaysInItsLanguage(t *testing.T) {
 		t.Fatalf("the TypeScript call should find the JavaScript function: %+v", ts)
 	}
 }
+
+// `import X from './m'` binds X to m's default export: X.from() is m's method,
+// not one of every `from` in the repository.
+func TestDefaultImportBindsItsModule(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, map[string]string{
+		"lib/Headers.js": "class AxiosHeaders {\n  static from(thing) { return new AxiosHeaders(thing) }\n}\nexport default AxiosHeaders;\n",
+		"lib/Error.js":   "class AxiosError {\n  static from(err) { return new AxiosError(err) }\n}\nexport default AxiosError;\n",
+		"lib/dispatch.js": "import AxiosHeaders from './Headers.js';\n\nexport default function dispatch(config) {\n" +
+			"  return AxiosHeaders.from(config.headers);\n}\n",
+	})
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := callEdges(t, db, "lib/dispatch.js", "dispatch", "from")
+	if len(got) != 1 || got[0].target != "AxiosHeaders.from" || got[0].confidence == "ambiguous" {
+		t.Fatalf("AxiosHeaders.from through the default import: %+v", got)
+	}
+}
+
+// An untyped method call's candidates are the definitions written by hand:
+// not their copies in declaration files or build output.
+func TestUntypedCandidatesSkipCopies(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, map[string]string{
+		"lib/A.js":        "export class A {\n  from(x) { return x }\n}\n",
+		"lib/B.js":        "export class B {\n  from(x) { return x }\n}\n",
+		"dist/bundle.js":  "class A {\n  from(x) { return x }\n}\n",
+		"index.d.ts":      "export declare class A {\n  from(x: unknown): A\n}\n",
+		"lib/use.js":      "export function use(h, x) {\n  return h.from(x)\n}\n",
+		"dist/use.min.js": "function use2(h, x) {\n  return h.from(x)\n}\n",
+	})
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	got := callEdges(t, db, "lib/use.js", "use", "from")
+	if len(got) != 1 || got[0].confidence != "ambiguous" || strings.Join(got[0].candidates, ",") != "A.from,B.from" {
+		t.Fatalf("h.from(x): %+v; want ambiguous between A.from and B.from only", got)
+	}
+}

@@ -28,7 +28,10 @@ var nameSteps = []struct{ name, sql string }{
 		FROM res_edges e
 		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
 		     AND (e.qual = '' OR i.qual = e.qual)
-		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name AND d.kind <> 'method'
+		-- A method only through a binding named as its class: the default export
+		-- (import AxiosHeaders from './AxiosHeaders'; AxiosHeaders.from()).
+		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name
+		     AND (d.kind <> 'method' OR (e.qual <> '' AND d.receiver = e.qual))
 		WHERE ` + notDecided)},
 	{"imported Go packages", settle(`
 		SELECT e.id AS edge_id, d.id AS sid, CASE WHEN d.exported THEN 0 ELSE 1 END AS rnk, 'exact' AS conf,
@@ -66,7 +69,10 @@ var nameSteps = []struct{ name, sql string }{
 		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
 		       d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_edges e JOIN res_defs d ON d.name = e.target_name AND d.kind = 'method'
-		     AND (d.language = e.language OR (d.language <> 'go' AND e.language <> 'go' AND d.language <> 'python' AND e.language <> 'python'))
+		     AND ` + langFamily("d.language") + ` = ` + langFamily("e.language") + `
+		     -- Declarations (.d.ts) and bundles (dist/) copy the sources' methods:
+		     -- candidates only for code of their own kind.
+		     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
 		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
 }
@@ -76,4 +82,10 @@ var nameSteps = []struct{ name, sql string }{
 // Python call never lands on a JavaScript function of the same unique name).
 func langFamily(col string) string {
 	return "(CASE WHEN " + col + " IN ('javascript','typescript','tsx') THEN 'js' ELSE " + col + " END)"
+}
+
+// copiedCode is the SQL for a path holding copies of definitions written
+// elsewhere: TypeScript declaration files and build output.
+func copiedCode(col string) string {
+	return "(" + col + " ~ '\\.d\\.[cm]?ts$' OR " + col + " ~ '(^|/)(dist|build)/')"
 }

@@ -427,6 +427,13 @@ func importBinding(lang string, imp parse.Import) string {
 	if imp.Alias != "" {
 		return imp.Alias
 	}
+	// JS/TS `import X from './m'` binds X to the module's default export, most
+	// often the class or object whose members X.m() calls.
+	for _, n := range imp.Names {
+		if n.Name == "default" && n.Alias != "" && n.Alias != "default" {
+			return n.Alias
+		}
+	}
 	if lang == "go" {
 		p := imp.Path
 		for i := len(p) - 1; i >= 0; i-- {

@@ -295,6 +295,10 @@ func (h *jsHandler) handle(x *extractor, m *match) {
 		if k := x.kind(&m.node); (k == "jsx_self_closing_element" || k == "jsx_opening_element") && !startsUpper(name) {
 			return // an HTML element, not a component
 		}
+		if (name == "call" || name == "apply") && isPlainName(q) {
+			// f.call(this, ...) calls f: the callee is the qualifier.
+			name, q = q, ""
+		}
 		x.addTypedRef(RefCalls, name, q, jsQualType(q), int(m.name.StartByte()))
 	case "reference.inherits", "reference.implements":
 		name, q := h.typeName(x, m.name)
@@ -570,3 +574,16 @@ func (h *jsHandler) finish(x *extractor) {
 }
 
 func startsUpper(s string) bool { return s != "" && s[0] >= 'A' && s[0] <= 'Z' }
+
+// isPlainName reports whether q is one identifier (no dots, calls or spaces).
+func isPlainName(q string) bool {
+	if q == "" || q == "this" || q == "super" {
+		return false
+	}
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; !(c == '_' || c == '$' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
