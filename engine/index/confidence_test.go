@@ -300,3 +300,31 @@ func TestUntypedCandidatesSkipCopies(t *testing.T) {
 		t.Fatalf("h.from(x): %+v; want ambiguous between A.from and B.from only", got)
 	}
 }
+
+// Code outside tests is never resolved into a test file: a Go package cannot
+// see its _test.go files, and elsewhere production code does not import tests.
+func TestProductionCallsSkipTestDefinitions(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, map[string]string{
+		"go.mod":        "module example.com/m\n\ngo 1.22\n",
+		"cmd.go":        "package m\n\ntype Command struct{}\n\nfunc (c *Command) Names() []string { return nil }\n\nfunc Walk(children []any) {\n\tfor _, ch := range children {\n\t\tch.(interface{ Names() []string }).Names()\n\t}\n}\n",
+		"flag.go":       "package m\n\ntype Flag struct{}\n\nfunc (f *Flag) Names() []string { return nil }\n",
+		"cmd_test.go":   "package m\n\ntype fakeFlag struct{}\n\nfunc (f *fakeFlag) Names() []string { return nil }\n",
+		"lib/a.js":      "export function helper() { return 1 }\n",
+		"lib/use.js":    "export function use(x) { return x.onlyInTests() }\n",
+		"lib/a.test.js": "export function onlyInTests() { return 2 }\n",
+	})
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range callEdges(t, db, "cmd.go", "Walk", "Names") {
+		for _, c := range append(e.candidates, e.target) {
+			if c == "fakeFlag.Names" {
+				t.Fatalf("Walk's Names() resolved into a _test.go file: %+v", e)
+			}
+		}
+	}
+	if js := callEdges(t, db, "lib/use.js", "use", "onlyInTests"); len(js) != 1 || js[0].target != "" {
+		t.Fatalf("use's call resolved into a test file: %+v", js)
+	}
+}

@@ -117,7 +117,7 @@ var collectSteps = []struct{ name, sql string }{
 	{"collect unresolved edges", `
 		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
 		SELECT e.id, e.file_id, f.dir, f.language, e.kind, e.target_name, e.target_qualifier AS qual,
-		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver
+		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver, src.is_test AS src_test
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
@@ -136,7 +136,7 @@ var collectSteps = []struct{ name, sql string }{
 		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
 		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
 		       regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g') AS receiver,
-		       s.qualified_name, s.exported, n.name, s.start_line, s.parent_id
+		       s.qualified_name, s.exported, n.name, s.start_line, s.parent_id, s.is_test
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)

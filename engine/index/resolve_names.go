@@ -54,9 +54,9 @@ var nameSteps = []struct{ name, sql string }{
 		INSERT INTO res_out (edge_id, sid, confidence)
 		SELECT e.id, u.id, 'inferred'
 		FROM res_edges e
-		JOIN (SELECT name, ` + langFamily("language") + ` AS fam, min(id) AS id, min(kind) AS kind
+		JOIN (SELECT name, ` + langFamily("language") + ` AS fam, min(id) AS id, min(kind) AS kind, bool_or(is_test) AS is_test
 		      FROM res_defs GROUP BY 1, 2 HAVING count(DISTINCT id) = 1) u
-		     ON u.name = e.target_name AND u.fam = ` + langFamily("e.language") + `
+		     ON u.name = e.target_name AND u.fam = ` + langFamily("e.language") + ` AND (NOT u.is_test OR e.src_test)
 		WHERE NOT (e.language = 'go' AND e.qual = '')
 		  AND NOT (e.qual = '' AND u.kind = 'method')
 		  AND ` + notDecided + `
@@ -73,6 +73,8 @@ var nameSteps = []struct{ name, sql string }{
 		     -- Declarations (.d.ts) and bundles (dist/) copy the sources' methods:
 		     -- candidates only for code of their own kind.
 		     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
+		     -- Code outside tests does not call into tests (Go cannot even see them).
+		     AND (NOT d.is_test OR e.src_test)
 		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
 }
