@@ -5,6 +5,11 @@ package index
 
 // boundToImport says the edge's qualifier is an import binding (billing.Refund):
 // not a local name.
+// notIntoTests keeps code outside tests from resolving into a test file: a Go
+// package cannot see its _test.go files, and elsewhere production code does
+// not import tests.
+const notIntoTests = `(NOT d.is_test OR e.src_test)`
+
 const boundToImport = `EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)`
 
 var nameSteps = []struct{ name, sql string }{
@@ -46,6 +51,7 @@ var nameSteps = []struct{ name, sql string }{
 		       CASE WHEN e.qual = '' THEN 'exact' ELSE 'inferred' END AS conf,
 		       d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_edges e JOIN res_defs d ON d.dir = e.dir AND d.language = 'go' AND d.name = e.target_name
+		     AND ` + notIntoTests + `
 		WHERE e.language = 'go' AND ` + qualifierRule + ` AND ` + notDecided + ` AND NOT ` + boundToImport)},
 	// 4. A name defined once in the repository. Not for a bare Go call (it can only
 	// reach its own package), not for a bare call to a method, and not through a
@@ -73,8 +79,7 @@ var nameSteps = []struct{ name, sql string }{
 		     -- Declarations (.d.ts) and bundles (dist/) copy the sources' methods:
 		     -- candidates only for code of their own kind.
 		     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
-		     -- Code outside tests does not call into tests (Go cannot even see them).
-		     AND (NOT d.is_test OR e.src_test)
+		     AND ` + notIntoTests + `
 		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
 }
