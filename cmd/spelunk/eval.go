@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -75,6 +76,9 @@ func newEvalCmd(g *globals) *cobra.Command {
 			fmt.Println("| config | kind | n | hit@1 | hit@5 | recall@5 | recall@10 | MRR@10 | nDCG@10 | p50 ms | p95 ms |")
 			fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 			for _, m := range rep.Results {
+				if slices.Contains(eval.GraphConfidenceConfigs, m.Config) {
+					continue // set-only rows: printGraphSets
+				}
 				fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n",
 					m.Config, m.Kind, m.N, m.Hit1, m.Hit5, m.Recall5, m.Recall10, m.MRR10, m.NDCG10, m.P50MS, m.P95MS)
 			}

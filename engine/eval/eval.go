@@ -209,9 +209,14 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 			samples[cfg] = append(samples[cfg], s)
 			out.Ranks[cfg] = m.firstRank
 		}
+		if err := r.graphAtConfidence(ctx, q, samplesAdder(func(cfg string, c setCounts) {
+			samples[cfg] = append(samples[cfg], sample{kind: q.Kind, tags: q.Tags, set: &c})
+		})); err != nil {
+			return nil, err
+		}
 		rep.PerQuery = append(rep.PerQuery, out)
 	}
-	for _, cfg := range configs {
+	for _, cfg := range append(configs, GraphConfidenceConfigs...) {
 		for _, kind := range Kinds {
 			var ms []queryMetrics
 			var sets []setCounts
@@ -233,6 +238,9 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 			}
 			row := aggregate(ms)
 			row.Precision, row.Recall = setMetrics(sets)
+			if len(ms) == 0 && len(sets) > 0 {
+				row.N = len(sets) // a set-only row (graph>=inferred, graph=exact)
+			}
 			row.Config, row.Kind = cfg, kind
 			row.P50MS, row.P95MS = percentile(durs, 0.50), percentile(durs, 0.95)
 			rep.Results = append(rep.Results, row)
@@ -247,7 +255,7 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 		return f(ctx, q)
 	}
 	if q.Kind == "graph" && (cfg == "hybrid" || cfg == "graph") {
-		return r.walk(ctx, q)
+		return r.walk(ctx, q, "")
 	}
 	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor}
 	if cfg != "hybrid" {
@@ -270,7 +278,7 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 }
 
 // walk answers a graph query with the relation walk itself.
-func (r *Runner) walk(ctx context.Context, q Query) ([]Ranked, error) {
+func (r *Runner) walk(ctx context.Context, q Query, min graph.Confidence) ([]Ranked, error) {
 	a := q.Anchor
 	switch q.Relation {
 	case "imports":
@@ -295,7 +303,7 @@ func (r *Runner) walk(ctx context.Context, q Query) ([]Ranked, error) {
 	if q.Relation == "callees" {
 		dir = graph.Callees
 	}
-	w, err := graph.Symbols(ctx, r.DB, r.RepoID, ids, dir, 1)
+	w, err := graph.SymbolsWith(ctx, r.DB, r.RepoID, ids, dir, graph.Options{Depth: 1, MinConfidence: min})
 	if err != nil {
 		return nil, err
 	}

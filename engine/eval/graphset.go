@@ -1,5 +1,11 @@
 package eval
 
+import (
+	"context"
+
+	"github.com/spelunkhq/spelunk/engine/graph"
+)
+
 // Set metrics for graph questions: a caller/callee answer is a set, judged
 // whole against the hand-checked complete list (issue 12: precision and recall
 // of direct calls), not by the rank of its first correct item.
@@ -51,4 +57,29 @@ func setMetrics(cs []setCounts) (precision, recall *float64) {
 	}
 	round := func(x float64) *float64 { v := float64(int(x*1000+0.5)) / 1000; return &v }
 	return round(p), round(r)
+}
+
+// GraphConfidenceConfigs are the graph walk restricted to its more confident
+// edges, reported for graph questions only: precision bought with recall.
+var GraphConfidenceConfigs = []string{"graph>=inferred", "graph=exact"}
+
+type samplesAdder func(cfg string, c setCounts)
+
+// graphAtConfidence scores a graph question's walk again with only inferred
+// and better edges, then only exact ones.
+func (r *Runner) graphAtConfidence(ctx context.Context, q Query, add samplesAdder) error {
+	if q.Kind != "graph" || len(q.Expect) == 0 || q.Relation == "imports" || q.Relation == "importers" {
+		return nil
+	}
+	for i, min := range []graph.Confidence{graph.Inferred, graph.Exact} {
+		items, err := r.walk(ctx, q, min)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			items = nil
+		}
+		add(GraphConfidenceConfigs[i], scoreSet(items, q.Expect))
+	}
+	return nil
 }

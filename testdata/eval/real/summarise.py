@@ -32,8 +32,8 @@ def main():
         for name in names:
             rep = load(os.path.join(outdir, name + ".queries.json"))
             for row in (rep or {}).get("results", []):
-                if row["config"] == "graph" and row["kind"] == "graph" and "precision" in row:
-                    graph_sets.append((name, row["n"], row["precision"], row["recall"]))
+                if row["config"].startswith("graph") and row["kind"] == "graph" and "precision" in row:
+                    graph_sets.append((name + " " + row["config"], row["n"], row["precision"], row["recall"]))
                 key = (row["config"], row["kind"])
                 acc = queries.setdefault(key, {"n": 0, **{m: 0.0 for m in QUERY_METRICS}})
                 acc["n"] += row["n"]
