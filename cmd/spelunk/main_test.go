@@ -151,12 +151,13 @@ func TestCLIEndToEnd(t *testing.T) {
 		t.Fatalf("eval: %d", code)
 	}
 	// Six configurations (hybrid and each channel) by four kinds (all, semantic,
-	// identifier, graph); the fixture has no query tagged literal.
+	// identifier, graph); the fixture has no query tagged literal. Plus the two
+	// confidence-restricted graph walks, on the all and graph rows.
 	var rep struct {
 		Queries int              `json:"queries"`
 		Results []map[string]any `json:"results"`
 	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Queries < 40 || len(rep.Results) != 6*4 {
+	if err := json.Unmarshal([]byte(out), &rep); err != nil || rep.Queries < 40 || len(rep.Results) != 6*4+2*2 {
 		t.Fatalf("eval --json: %v %d queries %d rows", err, rep.Queries, len(rep.Results))
 	}
 	for _, k := range []string{"config", "kind", "n", "hit@1", "hit@5", "recall@5", "recall@10", "mrr@10", "ndcg@10", "p50_ms", "p95_ms"} {
