@@ -85,6 +85,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	// generic plan cannot see which tsquery terms are rare or which partial index a
 	// value selects: the lexical channel went from 5 ms to 150 ms that way.
 	cfg.ConnConfig.DefaultQueryExecMode = pgx.QueryExecModeExec
+	// No JIT compilation: spelunk's statements touch few rows, but a join whose
+	// estimate is large (a GIN lookup per graph neighbour) passes jit_above_cost
+	// and then spent 750 ms compiling a query that ran in 1 ms.
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	tenant := opts.Tenant
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
