@@ -338,9 +338,15 @@ const edgeWeight = `CASE e.confidence WHEN 'exact' THEN 1.0
 // graphNeighbours is a LATERAL body listing the neighbours of from.id over edges
 // of kinds, each with its edge's weight: targets (every candidate of an ambiguous
 // edge), sources, and sources of ambiguous edges naming from.id as a candidate.
+// maxFanOut bounds how many candidates of an ambiguous edge the graph channel
+// follows: past it each would carry a weight under 0.1 while multiplying the
+// rows of the second hop (the first only keeps the edge's first candidate).
+const maxFanOut = "4"
+
 func graphNeighbours(from, kinds string) string {
 	return `SELECT c.id, ` + edgeWeight + ` AS cw
-		FROM edges e CROSS JOIN LATERAL unnest(coalesce(e.candidates, ARRAY[e.target_id])) AS c(id)
+		FROM edges e CROSS JOIN LATERAL unnest(CASE WHEN cardinality(e.candidates) > ` + maxFanOut + `
+		     THEN ARRAY[e.target_id] ELSE coalesce(e.candidates, ARRAY[e.target_id]) END) AS c(id)
 		WHERE e.repository_id = $1 AND e.source_id = ` + from + `.id AND e.kind IN (` + kinds + `) AND e.target_id IS NOT NULL
 		UNION ALL
 		SELECT e.source_id, ` + edgeWeight + `
@@ -348,6 +354,7 @@ func graphNeighbours(from, kinds string) string {
 		UNION ALL
 		SELECT e.source_id, ` + edgeWeight + `
 		FROM edges e WHERE e.repository_id = $1 AND e.candidates @> ARRAY[` + from + `.id]
+		  AND cardinality(e.candidates) <= ` + maxFanOut + `
 		  AND e.target_id IS DISTINCT FROM ` + from + `.id AND e.kind IN (` + kinds + `)`
 }
 
