@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
@@ -41,6 +42,9 @@ func TestIterativeScanMatchesServer(t *testing.T) {
 		t.Fatalf("IterativeScan = %v for pgvector %s", ok, v)
 	}
 	if !ok {
+		if os.Getenv("CI") == "true" { // make setup installs 0.8: CI must run the SET
+			t.Fatalf("pgvector %s has no iterative scans", v)
+		}
 		t.Skipf("pgvector %s has no iterative scans", v)
 	}
 	tx, err := db.Pool.Begin(ctx)
