@@ -1,0 +1,138 @@
+package main
+
+// spelunk state and spelunk briefing: what the memory holds, compiled for a reader.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/memory"
+)
+
+func newStateCmd(g *globals) *cobra.Command {
+	var summary, author string
+	var blockers, priorities []string
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "The project's state compilation: summary, blockers, priorities",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown state command %q (set, show)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	set := &cobra.Command{
+		Use:   `set --summary "..." [--blockers "..."]... [--priorities "..."]...`,
+		Short: "Record a state compilation (the latest one is the state)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if strings.TrimSpace(summary) == "" {
+				return usagef("--summary is required")
+			}
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+				return st.SetState(ctx, memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)})
+			}, func(w io.Writer, st memory.State) {
+				fmt.Fprintf(w, "state %d recorded\n", st.ID)
+			})
+		},
+	}
+	f := set.Flags()
+	f.StringVar(&summary, "summary", "", "where the project stands (required)")
+	f.StringArrayVar(&blockers, "blockers", nil, "a blocker (repeat the flag for several)")
+	f.StringArrayVar(&priorities, "priorities", nil, "a priority, most important first (repeat the flag for several)")
+	f.StringVar(&author, "author", "", "who compiled it (default $SPELUNK_AUTHOR, else $USER)")
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Show the latest state compilation",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+				return st.LatestState(ctx)
+			}, func(w io.Writer, st memory.State) {
+				memPrintState(w, st)
+			})
+		},
+	}
+	cmd.AddCommand(set, show)
+	return cmd
+}
+
+func memPrintState(w io.Writer, st memory.State) {
+	fmt.Fprintf(w, "%s\n(compiled by %s at %s)\n", st.Summary, st.Author, memTime(st.CompiledAt))
+	for _, l := range []struct {
+		title string
+		items []string
+	}{{"blockers", st.Blockers}, {"priorities", st.Priorities}} {
+		if len(l.items) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s:\n", l.title)
+		for i, it := range l.items {
+			fmt.Fprintf(w, "  %d. %s\n", i+1, it)
+		}
+	}
+}
+
+func newBriefingCmd(g *globals) *cobra.Command {
+	var query string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   `briefing [--query "..."]`,
+		Short: "What an agent should know: top memories, nuggets, latest state, open conflicts (one round trip)",
+		Args:  noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := intIn("limit", limit, 1, 100); err != nil {
+				return err
+			}
+			s, err := memOpen(cmd, g, true, 0)
+			if err != nil {
+				return err
+			}
+			defer s.close()
+			b, err := s.store.Briefing(cmd.Context(), memory.BriefingOptions{Query: query, Limit: limit})
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if g.json {
+				return memJSON(out, b)
+			}
+			if query != "" && b.Ranking != "similarity" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; memories are the most recent, not the most similar")
+			}
+			fmt.Fprintf(out, "memories (%s):\n", b.Ranking)
+			for _, m := range b.Memories {
+				sim := "   - "
+				if m.Similarity != nil {
+					sim = fmt.Sprintf("%.2f ", *m.Similarity)
+				}
+				fmt.Fprintf(out, "  %s %s  %-8s %-9s %s\n", sim, memShortID(m.ID), m.Kind, m.Status, memClip(m.Content, 90))
+			}
+			if len(b.Nuggets) > 0 {
+				fmt.Fprintln(out, "nuggets:")
+				for _, n := range b.Nuggets {
+					fmt.Fprintf(out, "  %s = %s\n", n.Key, n.Value)
+				}
+			}
+			if b.State != nil {
+				fmt.Fprintln(out, "state:")
+				var sb strings.Builder
+				memPrintState(&sb, *b.State)
+				for _, line := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+					fmt.Fprintf(out, "  %s\n", line)
+				}
+			}
+			fmt.Fprintf(out, "open conflicts: %d\n", b.OpenConflicts)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&query, "query", "", "rank memories by similarity to this (default: the most recent)")
+	cmd.Flags().IntVar(&limit, "limit", 10, "number of memories (at most 100)")
+	return cmd
+}
