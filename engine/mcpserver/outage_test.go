@@ -2,8 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -18,27 +16,12 @@ import (
 // test may stop and start (the shared pgtest server must never be stopped).
 func ownCluster(t *testing.T) *pg.Cluster {
 	t.Helper()
-	pgtest.ServerURL(t) // skips (or fails on CI) where no PostgreSQL is installed
-	// Not t.TempDir: its parent is 0700 and, as root, the server runs as postgres.
-	root, err := os.MkdirTemp("", "spelunk-mcp-outage-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c, err := pg.NewCluster(filepath.Join(root, "pg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Throwaway = true
+	c := pgtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
 	if err := c.EnsureDatabase(ctx, "spelunk"); err != nil {
 		t.Fatal(err)
 	}

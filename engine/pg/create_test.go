@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 // freezingInitdb runs the real initdb in the background and, once it has written
@@ -24,24 +25,7 @@ wait
 
 // clusterRoot is a directory the postgres user can enter (not t.TempDir, whose
 // parent is 0700: as root the server runs as postgres).
-func clusterRoot(t *testing.T) string {
-	t.Helper()
-	if _, err := pg.FindBinDir(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	root, err := os.MkdirTemp("", "spelunk-cluster-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+func clusterRoot(t *testing.T) string { return pgtest.ClusterDir(t) }
 
 // TestHelperInterruptedStart is the spelunk process the next test kills: it starts a
 // cluster whose initdb freezes half-way.

@@ -242,29 +242,9 @@ func TestRegisterModelCreatesPartialHNSW(t *testing.T) {
 }
 
 func TestClusterLifecycle(t *testing.T) {
-	if _, err := pg.FindBinDir(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	c := pgtest.Cluster(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	// Not t.TempDir: its parent is 0700 and, as root, the server runs as postgres.
-	root, err := os.MkdirTemp("", "spelunk-cluster-test-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	c, err := pg.NewCluster(filepath.Join(root, "pg"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Throwaway = true
-	t.Cleanup(func() { _ = c.Stop(context.Background()) })
 
 	// Two processes starting at once: one cluster, both succeed.
 	var wg sync.WaitGroup
