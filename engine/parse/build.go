@@ -104,6 +104,8 @@ func (x *extractor) build() {
 		}
 		f.Refs = append(f.Refs, Ref{Kind: r.kind, From: from, Name: r.name, Qualifier: r.qualifier, QualifierType: r.qualType, Line: x.lineOf(r.off)})
 	}
+	f.Refs = dedupeAccesses(f.Refs)
+	x.buildFields()
 }
 
 // assignParents sets each def's parent to the innermost def containing it

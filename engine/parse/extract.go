@@ -80,6 +80,7 @@ type extractor struct {
 	root    *sitter.Node
 	defs    []*def
 	refs    []rawRef
+	fields  []rawField
 	claimed map[uintptr]int // node id -> index in defs, for de-duplication
 	cur     *sitter.TreeCursor
 	top     []sitter.Node

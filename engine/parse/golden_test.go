@@ -42,6 +42,16 @@ type goldenRef struct {
 	Line      int     `json:"line"`
 }
 
+type goldenField struct {
+	Name      string `json:"name"`
+	Qualified string `json:"qname"`
+	Owner     string `json:"owner"`
+	Type      string `json:"type,omitempty"`
+	Lines     string `json:"lines"`
+	Exported  bool   `json:"exported,omitempty"`
+	Signature string `json:"sig,omitempty"`
+}
+
 type goldenImport struct {
 	Path  string       `json:"path"`
 	Alias string       `json:"alias,omitempty"`
@@ -116,6 +126,16 @@ func goldenView(f *File) []byte {
 		line := marshal(goldenRef{Kind: r.Kind, From: label(r.From), Name: r.Name, Qualifier: r.Qualifier, QualType: r.QualifierType, Line: r.Line})
 		b.Write(line)
 		if i < len(f.Refs)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("],\n\"fields\": [\n")
+	for i, fl := range f.Fields {
+		line := marshal(goldenField{Name: fl.Name, Qualified: fl.QualifiedName, Owner: label(fl.Owner), Type: fl.Type,
+			Lines: fmt.Sprintf("%d-%d", fl.StartLine, fl.EndLine), Exported: fl.Exported, Signature: fl.Signature})
+		b.Write(line)
+		if i < len(f.Fields)-1 {
 			b.WriteByte(',')
 		}
 		b.WriteByte('\n')

@@ -56,6 +56,10 @@ const (
 	KindModule    Kind = "module"    // the file-header chunk
 	KindBlock     Kind = "block"     // a text block, or top-level code no definition covers
 	KindPart      Kind = "part"      // a piece of an oversized symbol
+	// KindField is a struct or class field. Fields are not chunks: they are in
+	// File.Fields, not File.Symbols, and the indexer stores them as symbols of
+	// this kind under their owner for the reads/writes graph.
+	KindField Kind = "field"
 )
 
 // Symbol is one chunk of a file.
@@ -93,6 +97,14 @@ const (
 	RefInherits   RefKind = "inherits"
 	RefImplements RefKind = "implements"
 	RefReferences RefKind = "references"
+	// RefReads and RefWrites are accesses to a field: Name is the field, Qualifier
+	// and QualifierType the object as for a method call (s.balance, self.items,
+	// this.#count). A write is an assignment, an augmented assignment, ++/--, or a
+	// delete of the field or of an element of it (s.m[k] = v writes m). Each
+	// definition gets one of each per (qualifier, field): the first, in source
+	// order, so the graph says who reads or writes a field, not how often.
+	RefReads  RefKind = "reads"
+	RefWrites RefKind = "writes"
 )
 
 // Ref is a raw reference from a symbol to a name.
@@ -126,6 +138,25 @@ type Import struct {
 	Line  int
 }
 
+// Field is one struct or class field: a Go struct field (an embedded one is
+// named after its type), a Python attribute declared in the class body or
+// assigned to self in __init__, a JS/TS class field or this.x assigned in the
+// constructor (a TypeScript parameter property too). A field declared twice
+// in a class (a body declaration and an __init__ assignment) is the first.
+type Field struct {
+	Name          string // "balance", "#count"
+	QualifiedName string // the owner's type name and the field: "Account.balance"
+	Owner         int    // index in File.Symbols of the struct or class
+	Type          string // the declared or evident type name as written, "" when unknown
+	Signature     string // the declaration, whitespace collapsed
+	StartLine     int    // 1-based, inclusive: the declaration's lines
+	EndLine       int
+	StartByte     int // offsets of StartLine's first byte and just past EndLine
+	EndByte       int
+	Content       string // the source of lines StartLine..EndLine
+	Exported      bool
+}
+
 // File is the result of parsing one file.
 type File struct {
 	Path     string
@@ -134,6 +165,7 @@ type File struct {
 	Symbols  []Symbol
 	Refs     []Ref
 	Imports  []Import
+	Fields   []Field  // struct and class fields, by owner then source order
 	Partial  bool     // the tree had ERROR or MISSING nodes
 	Notes    []string // human-readable notes
 }

@@ -64,6 +64,13 @@ func (x *extractor) recoverAfterErrors(p *sitter.Parser) []*sitter.Tree {
 			}
 		}
 		x.refs = refs
+		fields := x.fields[:0]
+		for _, fl := range x.fields {
+			if fl.start < cut {
+				fields = append(fields, fl)
+			}
+		}
+		x.fields = fields
 		imps := x.f.Imports[:0]
 		for _, imp := range x.f.Imports {
 			if imp.Line < line {
