@@ -151,12 +151,16 @@ func (x *extractor) runQuery() {
 	matches := qc.Matches(x.g.query, x.root, x.src)
 	var deferred []match
 	var slab nodeSlab
+	// One match value for the whole run: a fresh one per match escaped to the
+	// heap through the handler interface (a fifth of a parse's allocations).
+	// Handlers copy what they keep; none keeps m or &m.node.
+	var m match
 	for {
 		qm := matches.Next()
 		if qm == nil {
 			break
 		}
-		var m match
+		m = match{}
 		for _, cp := range qm.Captures {
 			switch name := x.g.captures[cp.Index]; name {
 			case "name":

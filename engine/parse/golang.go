@@ -14,6 +14,13 @@ import (
 type goHandler struct {
 	pkgDefs []int
 	types   goTypes
+	// importNames are the package names the file imports, as of importsSeen
+	// imports: a selector on one is a package member, not a field.
+	importNames map[string]bool
+	importsSeen int
+	callees  map[int]bool // offsets of selector calls' names: not accesses
+	accesses map[int]span // field accesses by name offset: the selector's span
+	targets  []span       // assignment, ++/-- and delete targets
 }
 
 var goBuiltins = map[string]bool{
@@ -37,6 +44,10 @@ func (h *goHandler) headerNode(x *extractor, n *sitter.Node) bool {
 func (h *goHandler) handle(x *extractor, m *match) {
 	loadGoFields(x.g)
 	n := &m.node
+	if m.tag == "local.assign" || m.tag == "local.incdec" {
+		h.assigned(x, m)
+		return
+	}
 	if strings.HasPrefix(m.tag, "local.") {
 		if start := int(n.StartByte()); start >= x.minOff {
 			h.types.decls = append(h.types.decls, goDeclNode{m.tag, start, *n})
@@ -58,6 +69,8 @@ func (h *goHandler) handle(x *extractor, m *match) {
 		h.varDecl(x, m)
 	case "reference.call":
 		h.call(x, m)
+	case "reference.field":
+		h.access(x, m)
 	case "reference.type":
 		x.addRef(RefReferences, x.text(m.name), x.qualifierText(m.qualifier), int(m.name.StartByte()))
 	case "reference.embed":
@@ -138,6 +151,7 @@ func (h *goHandler) typeSpec(x *extractor, m *match) {
 		return
 	}
 	h.pkgDefs = append(h.pkgDefs, i)
+	h.structFields(x, d, t)
 	if grouped {
 		// The specs of a grouped declaration tile it: the first one
 		// takes the "type (" line and the group's doc comment, the last
@@ -214,16 +228,29 @@ func (h *goHandler) call(x *extractor, m *match) {
 	name := x.text(m.name)
 	q := x.qualifierText(m.qualifier)
 	if q == "" && goBuiltins[name] {
+		if name == "delete" {
+			// delete(s.m, k) writes s.m
+			if args := x.named(goField(&m.node, "arguments")); len(args) > 0 {
+				h.targets = append(h.targets, span{int(args[0].StartByte()), int(args[0].EndByte())})
+			}
+		}
 		return
 	}
 	added := len(x.refs)
 	x.addRef(RefCalls, name, q, int(m.name.StartByte()))
+	if q != "" {
+		if h.callees == nil {
+			h.callees = map[int]bool{}
+		}
+		h.callees[int(m.name.StartByte())] = true
+	}
 	if q != "" && len(x.refs) > added {
 		h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier, text: q})
 	}
 }
 
 func (h *goHandler) finish(x *extractor) {
+	h.classifyAccesses(x)
 	h.types.resolve(x)
 	pkg := x.f.Package
 	for _, i := range h.pkgDefs {

@@ -262,7 +262,7 @@ func (t *goTypes) structField(x *extractor, s, f string) string {
 	return fields[f]
 }
 
-// resolve sets QualifierType on the calls recorded in t.quals.
+// resolve sets QualifierType on the calls and field accesses recorded in t.quals.
 func (t *goTypes) resolve(x *extractor) {
 	if len(t.quals) == 0 {
 		return
@@ -283,7 +283,7 @@ func (t *goTypes) resolve(x *extractor) {
 	}
 	for i := range x.refs {
 		r := &x.refs[i]
-		if r.kind == RefCalls && r.qualifier != "" {
+		if (r.kind == RefCalls || r.kind == RefReads || r.kind == RefWrites) && r.qualifier != "" {
 			if ty, ok := got[r.off]; ok {
 				r.qualType = ty
 			}

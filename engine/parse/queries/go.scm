@@ -58,6 +58,11 @@
       package: (package_identifier) @qualifier
       name: (type_identifier) @name))) @reference.call
 
+; Field accesses: every selector; golang.go drops callees and package members.
+(selector_expression
+  operand: (_) @qualifier
+  field: (field_identifier) @name) @reference.field
+
 ; Composite literals reference their type: Invoice{...}, &billing.Cart{...}.
 (composite_literal
   type: (type_identifier) @name) @reference.type
@@ -92,3 +97,7 @@
 (range_clause) @local.range
 (receive_statement) @local.recv
 (type_switch_statement alias: (_)) @local.tswitch
+; Assignment targets, for field writes (gofields.go).
+(assignment_statement) @local.assign
+(inc_statement) @local.incdec
+(dec_statement) @local.incdec
