@@ -18,9 +18,9 @@ type goHandler struct {
 	// imports: a selector on one is a package member, not a field.
 	importNames map[string]bool
 	importsSeen int
-	callees  map[int]bool // offsets of selector calls' names: not accesses
-	accesses map[int]span // field accesses by name offset: the selector's span
-	targets  []span       // assignment, ++/-- and delete targets
+	callees     map[int]bool // offsets of selector calls' names: not accesses
+	accesses    map[int]span // field accesses by name offset: the selector's span
+	targets     []span       // assignment, ++/-- and delete targets
 }
 
 var goBuiltins = map[string]bool{
