@@ -45,7 +45,7 @@ var symbolKinds = []string{
 	string(parse.KindStruct), string(parse.KindInterface), string(parse.KindType),
 	string(parse.KindVar), string(parse.KindConst), string(parse.KindEnum),
 	string(parse.KindNamespace), string(parse.KindModule), string(parse.KindBlock),
-	string(parse.KindPart),
+	string(parse.KindPart), string(parse.KindField),
 }
 
 // lexicalScorers are the values of --lexical.

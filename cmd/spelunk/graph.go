@@ -12,16 +12,28 @@ import (
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
+// walkVerb is one of the graph walk commands: callers, callees, readers, writers.
+type walkVerb struct {
+	use   string
+	short string
+	dir   graph.Direction
+	rel   graph.Relation
+}
+
+var walkVerbs = []walkVerb{
+	{"callers", "List the symbols that call NAME (and, with --depth, their callers)", graph.Callers, graph.CallsRel},
+	{"callees", "List the symbols NAME calls (and, with --depth, what those call)", graph.Callees, graph.CallsRel},
+	{"readers", "List the definitions that read the field NAME (Type.field; with --depth, their callers)", graph.Callers, graph.ReadsRel},
+	{"writers", "List the definitions that write the field NAME (Type.field; with --depth, their callers)", graph.Callers, graph.WritesRel},
+}
+
+func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 	var path, minConf string
 	var depth int
-	short := map[graph.Direction]string{
-		graph.Callers: "List the symbols that call NAME (and, with --depth, their callers)",
-		graph.Callees: "List the symbols NAME calls (and, with --depth, what those call)",
-	}[dir]
+	dir := v.dir
 	cmd := &cobra.Command{
-		Use:   string(dir) + " NAME",
-		Short: short,
+		Use:   v.use + " NAME",
+		Short: v.short,
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -36,18 +48,22 @@ func newWalkCmd(g *globals, dir graph.Direction) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			anchor, err := lookupSymbol(cmd, db, rec, args[0], path)
+			lookup := lookupSymbol
+			if v.rel != graph.CallsRel {
+				lookup = lookupField
+			}
+			anchor, err := lookup(cmd, db, rec, args[0], path)
 			if err != nil {
 				return err
 			}
 			w, err := graph.SymbolsWith(ctx, db, rec.ID, []int64{anchor.ID}, dir,
-				graph.Options{Depth: depth, MinConfidence: graph.Confidence(minConf)})
+				graph.Options{Depth: depth, MinConfidence: graph.Confidence(minConf), Relation: v.rel})
 			if err != nil {
 				return err
 			}
 			enc := json.NewEncoder(os.Stdout)
 			if !g.json {
-				fmt.Printf("%s of %s (%s:%d)\n", dir, anchor.QualifiedName, anchor.Path, anchor.StartLine)
+				fmt.Printf("%s of %s (%s:%d)\n", v.use, anchor.QualifiedName, anchor.Path, anchor.StartLine)
 			}
 			for _, n := range w.Nodes {
 				if g.json {

@@ -120,3 +120,49 @@ func TestCallersMinConfidenceIsCheckedFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIReadersWriters: who writes and who reads a struct field, with the
+// access's confidence; --depth adds the writers' callers; a name that is no
+// field says so.
+func TestCLIReadersWriters(t *testing.T) {
+	url := pgtest.URL(t)
+	t.Setenv("SPELUNK_DATABASE_URL", url)
+	t.Setenv("SPELUNK_EMBEDDER", "hash")
+	repo := indextest.Repo(t)
+	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	code, out, errOut := spelunk(t, "writers", "Limiter.buckets", "--repo", repo)
+	if code != 0 || !strings.Contains(out, "writers of Limiter.buckets") || !strings.Contains(out, "Limiter.refill") ||
+		strings.Contains(out, "Limiter.Allow") {
+		t.Errorf("writers Limiter.buckets: %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut = spelunk(t, "readers", "Limiter.Rate", "--repo", repo, "--json")
+	if code != 0 {
+		t.Fatalf("readers: %d %s", code, errOut)
+	}
+	readers := map[string]walkLine{}
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var w walkLine
+		if err := json.Unmarshal([]byte(l), &w); err != nil {
+			t.Fatalf("%v: %q", err, l)
+		}
+		readers[w.QualifiedName] = w
+	}
+	for _, name := range []string{"Limiter.RetryAfter", "Limiter.refill"} {
+		if w, ok := readers[name]; !ok || w.Edge != "reads" || w.Confidence != "exact" {
+			t.Errorf("readers of Limiter.Rate: %s = %+v (all: %v)", name, w, readers)
+		}
+	}
+	// bucket.tokens is written through b := l.refill(key), whose type the file
+	// does not say: the one tokens field in reach, inferred.
+	code, out, _ = spelunk(t, "writers", "bucket.tokens", "--repo", repo, "--depth", "2")
+	if code != 0 || !strings.Contains(out, "Limiter.Allow") || !strings.Contains(out, "[inferred]") ||
+		!strings.Contains(out, "Limiter.RetryAfter") {
+		t.Errorf("writers bucket.tokens --depth 2 (refill's callers): %d\n%s", code, out)
+	}
+	code, _, errOut = spelunk(t, "writers", "Limiter.Allow", "--repo", repo)
+	if code == 0 || !strings.Contains(errOut, `no field named "Limiter.Allow"`) {
+		t.Errorf("writers of a method: %d %s", code, errOut)
+	}
+}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
@@ -71,7 +70,8 @@ func newRoot() *cobra.Command {
 	pf.BoolVar(&g.json, "json", false, "machine-readable output")
 	g.embed.register(pf)
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
-		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, graph.Callers), newWalkCmd(g, graph.Callees),
+		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
+		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),
 		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
 	root.AddCommand(newMemoryCmds(g)...)
 	root.AddCommand(newMCPCmd(g))

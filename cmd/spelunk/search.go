@@ -303,6 +303,27 @@ func lexerName(path string) string {
 }
 
 // lookupSymbol resolves PATH:LINE or a (qualified) name.
+// lookupField resolves what a person types to a struct or class field
+// ("balance", "Account.balance"); several matches: the first, with a note.
+func lookupField(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path string) (symbols.Symbol, error) {
+	fields, err := symbols.FindFields(cmd.Context(), db, rec.ID, arg, path)
+	if err != nil {
+		if errors.Is(err, symbols.ErrNotFound) {
+			return symbols.Symbol{}, fmt.Errorf("no field named %q in %s (fields are Type.field; spelunk symbols --kind field lists them)", arg, rec.Root)
+		}
+		return symbols.Symbol{}, err
+	}
+	if len(fields) > 1 && fields[0].QualifiedName != arg {
+		var names []string
+		for _, f := range fields[:min(len(fields), 5)] {
+			names = append(names, f.QualifiedName)
+		}
+		fmt.Fprintf(os.Stderr, "%d fields match %q (%s); showing %s (narrow with Type.field or --path)\n",
+			len(fields), arg, strings.Join(names, ", "), fields[0].QualifiedName)
+	}
+	return fields[0], nil
+}
+
 func lookupSymbol(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path string) (symbols.Symbol, error) {
 	ctx := cmd.Context()
 	if p, l, ok := strings.Cut(arg, ":"); ok {

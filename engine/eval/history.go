@@ -371,7 +371,7 @@ func goldDefinitions(ctx context.Context, db *pg.DB, repoID int64, root string, 
 		return nil, err
 	}
 	rows, err := db.Pool.Query(ctx, `SELECT path, qualified_name, start_line, end_line FROM symbols
-		WHERE repository_id = $1 AND path = ANY($2) AND kind NOT IN ('module', 'part', 'block')`, repoID, gold)
+		WHERE repository_id = $1 AND path = ANY($2) AND kind NOT IN ('module', 'part', 'block', 'field')`, repoID, gold)
 	if err != nil {
 		return nil, fmt.Errorf("gold definitions of %s: %w", shortSHA(c.SHA), err)
 	}

@@ -57,10 +57,42 @@ const MaxDepth = 5
 // Kinds walked by Symbols: calls plus type relations.
 var walkKinds = []string{"calls", "inherits", "implements", "references"}
 
+// Relation is what the first hop of a walk follows.
+type Relation string
+
+// Relations.
+const (
+	CallsRel  Relation = "calls"  // calls and type relations (inherits, implements, references)
+	ReadsRel  Relation = "reads"  // reads of fields: callers of a field are its readers
+	WritesRel Relation = "writes" // writes of fields: callers of a field are its writers
+)
+
+// ParseRelation reads a relation name; the empty string is calls.
+func ParseRelation(s string) (Relation, error) {
+	switch r := Relation(s); r {
+	case "":
+		return CallsRel, nil
+	case CallsRel, ReadsRel, WritesRel:
+		return r, nil
+	}
+	return "", fmt.Errorf("relation must be one of calls, reads, writes (got %q)", s)
+}
+
+// kinds are the edge kinds hop d (from 1) of a walk over r follows: a field's
+// readers or writers first, then the callers of those (what a change to the
+// field can reach), or the fields a function reads or writes.
+func (r Relation) kinds(d int) []string {
+	if d == 1 && (r == ReadsRel || r == WritesRel) {
+		return []string{string(r)}
+	}
+	return walkKinds
+}
+
 // Options tune a symbol walk.
 type Options struct {
 	Depth         int        // hops, clamped to 1..MaxDepth
 	MinConfidence Confidence // only edges this confident or better; "" = every edge
+	Relation      Relation   // what the first hop follows; "" = calls
 }
 
 // Symbols walks callers or callees from the symbols ids, breadth first, up to depth
@@ -119,7 +151,7 @@ func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir 
 		if dir == Callers {
 			q = callersSQL
 		}
-		nodes, err := hop(ctx, db, q, repoID, frontier, confs, seen)
+		nodes, err := hop(ctx, db, q, repoID, frontier, o.Relation.kinds(d), confs, seen)
 		if err != nil {
 			return w, fmt.Errorf("walk %s: %w", dir, err)
 		}
@@ -129,7 +161,7 @@ func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir 
 			w.Nodes = append(w.Nodes, n)
 			next = append(next, n.ID)
 		}
-		if dir == Callees && NotResolved.AtLeast(o.MinConfidence) {
+		if dir == Callees && NotResolved.AtLeast(o.MinConfidence) && (d > 1 || o.Relation == "" || o.Relation == CallsRel) {
 			un, err := unresolved(ctx, db, repoID, frontier, d)
 			if err != nil {
 				return w, err
@@ -143,8 +175,8 @@ func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir 
 
 // hop runs one step of a walk: the symbols not seen yet, in the query's order,
 // each with its most confident edge (the first such in that order).
-func hop(ctx context.Context, db *pg.DB, q string, repoID int64, frontier []int64, confs []string, seen map[int64]bool) ([]Node, error) {
-	rows, err := db.Pool.Query(ctx, q, repoID, frontier, walkKinds, confs)
+func hop(ctx context.Context, db *pg.DB, q string, repoID int64, frontier []int64, kinds, confs []string, seen map[int64]bool) ([]Node, error) {
+	rows, err := db.Pool.Query(ctx, q, repoID, frontier, kinds, confs)
 	if err != nil {
 		return nil, err
 	}

@@ -32,8 +32,14 @@ import (
 // Kind rules: a bare call never targets a method (no language here allows it); a
 // call through self/this/cls targets a method; a call through another qualifier
 // targets a method or a function assigned to that property (`res.send = function`).
+// Reads and writes target fields and only fields; they go through the same steps
+// as method calls, with the field in the method's place.
 
-const refKinds = `('calls','inherits','implements','references')`
+const refKinds = `('calls','inherits','implements','references','reads','writes')`
+
+// kindMatch decides whether definition d is of the kind edge e can target: a
+// field for a read or a write, anything but a field otherwise.
+const kindMatch = `((e.kind IN ('reads','writes')) = (d.kind = 'field'))`
 
 // linkedByIndexer excludes the Go implements edges: linkGoImplementations decides
 // them, by method sets, before resolution.
@@ -42,11 +48,11 @@ const linkedByIndexer = `NOT (e.kind = 'implements' AND e.path LIKE '%.go')`
 const defKinds = `('module','part','block')`
 
 // qualifierRule decides whether definition d may be the target of edge e.
-const qualifierRule = `(
+const qualifierRule = `(` + kindMatch + ` AND (
 	(e.qual = '' AND d.kind <> 'method')
-	OR (e.qual IN ('self','this','cls','super') AND d.kind = 'method')
+	OR (e.qual IN ('self','this','cls','super') AND d.kind IN ('method', 'field'))
 	OR (e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
-		AND (d.kind = 'method' OR d.qualified_name = e.qual || '.' || e.target_name)))`
+		AND (d.kind IN ('method', 'field') OR d.qualified_name = e.qual || '.' || e.target_name))))`
 
 // candOrder is the deterministic order of candidates (see above).
 const candOrder = `path COLLATE "C", start_line, kind COLLATE "C", qname COLLATE "C"`
@@ -71,9 +77,10 @@ func settle(cands string) string {
 // notDecided excludes the edges an earlier step decided.
 const notDecided = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)`
 
-// typeBase is the type name an edge's target_type names ("()pkg.F" -> F), so that
+// typeBase is the type name an edge's target_type names ("()pkg.F" -> F,
+// "pkg.T#f" -> T), so that
 // rewriting the file defining it reconsiders the edge.
-const typeBase = `regexp_replace(e.target_type, '^(\(\))?(.*\.)?', '')`
+const typeBase = `regexp_replace(split_part(e.target_type, '#', 1), '^(\(\))?(.*\.)?', '')`
 
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
@@ -216,7 +223,7 @@ type repoCounts struct{ symbols, edges, pending int }
 func (w *writer) counts(ctx context.Context) (repoCounts, error) {
 	var c repoCounts
 	err := w.db.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM symbols WHERE repository_id = $1),
+		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND kind <> 'field'),
 		(SELECT count(*) FROM edges WHERE repository_id = $1),
 		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND embedding_state = 'pending')`, w.repoID).
 		Scan(&c.symbols, &c.edges, &c.pending)

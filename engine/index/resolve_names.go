@@ -37,14 +37,14 @@ var nameSteps = []struct{ name, sql string }{
 		-- (import AxiosHeaders from './AxiosHeaders'; AxiosHeaders.from()).
 		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name
 		     AND (d.kind <> 'method' OR (e.qual <> '' AND d.receiver = e.qual))
-		WHERE ` + notDecided)},
+		WHERE ` + kindMatch + ` AND ` + notDecided)},
 	{"imported Go packages", settle(`
 		SELECT e.id AS edge_id, d.id AS sid, CASE WHEN d.exported THEN 0 ELSE 1 END AS rnk, 'exact' AS conf,
 		       d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_edges e
 		JOIN res_imports i ON i.file_id = e.file_id AND i.target_path IS NOT NULL AND i.qual = e.qual
 		JOIN res_defs d ON d.dir = i.target_path AND d.language = 'go' AND d.name = e.target_name AND d.kind <> 'method'
-		WHERE e.language = 'go' AND ` + notDecided)},
+		WHERE e.language = 'go' AND ` + kindMatch + ` AND ` + notDecided)},
 	// 3. The same Go package (directory): a bare name is in the package's scope.
 	{"same Go package", settle(`
 		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk,
@@ -60,9 +60,11 @@ var nameSteps = []struct{ name, sql string }{
 		INSERT INTO res_out (edge_id, sid, confidence)
 		SELECT e.id, u.id, 'inferred'
 		FROM res_edges e
-		JOIN (SELECT name, ` + langFamily("language") + ` AS fam, min(id) AS id, min(kind) AS kind, bool_or(is_test) AS is_test
-		      FROM res_defs GROUP BY 1, 2 HAVING count(DISTINCT id) = 1) u
+		JOIN (SELECT name, ` + langFamily("language") + ` AS fam, kind = 'field' AS field,
+		             min(id) AS id, min(kind) AS kind, bool_or(is_test) AS is_test
+		      FROM res_defs GROUP BY 1, 2, 3 HAVING count(DISTINCT id) = 1) u
 		     ON u.name = e.target_name AND u.fam = ` + langFamily("e.language") + ` AND (NOT u.is_test OR e.src_test)
+		     AND u.field = (e.kind IN ('reads','writes'))
 		WHERE NOT (e.language = 'go' AND e.qual = '')
 		  AND NOT (e.qual = '' AND u.kind = 'method')
 		  AND ` + notDecided + `
@@ -82,7 +84,24 @@ var nameSteps = []struct{ name, sql string }{
 		     AND ` + notIntoTests + `
 		WHERE e.kind = 'calls' AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
 		  AND ` + notDecided + ` AND NOT ` + boundToImport)},
+	// The same for a field through an untyped qualifier, when few types have a
+	// field of that name: beyond maxFieldCandidates (x.Name, x.ID) the list says
+	// nothing and costs a row each; the edge stays unresolved.
+	{"untyped field accesses", settle(`
+		SELECT c.* FROM (
+			SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
+			       d.path, d.start_line, d.kind, d.qualified_name AS qname, count(*) OVER (PARTITION BY e.id) AS n
+			FROM res_edges e JOIN res_defs d ON d.name = e.target_name AND d.kind = 'field'
+			     AND ` + langFamily("d.language") + ` = ` + langFamily("e.language") + `
+			     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
+			     AND ` + notIntoTests + `
+			WHERE e.kind IN ('reads','writes') AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
+			  AND ` + notDecided + ` AND NOT ` + boundToImport + `) c
+		WHERE c.n <= ` + maxFieldCandidates)},
 }
+
+// maxFieldCandidates bounds an untyped field access's candidates (see above).
+const maxFieldCandidates = "8"
 
 // langFamily is the SQL for the languages that can call each other's code:
 // JavaScript, TypeScript and TSX share one; Go and Python each stand alone (a

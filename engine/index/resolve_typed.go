@@ -31,8 +31,8 @@ const inScope = `CASE WHEN n.tpkg = '' AND s.file_id = r.ctx_file THEN 0
 var typedSteps = []struct{ name, sql string }{
 	{"typed edges", `
 		CREATE TEMP TABLE res_typed ON COMMIT DROP AS
-		SELECT e.id AS edge_id, e.language, e.qual, e.target_name, e.file_id AS ctx_file, e.dir AS ctx_dir, e.ttype AS t
-		FROM res_edges e WHERE e.kind = 'calls' AND e.ttype <> ''`},
+		SELECT e.id AS edge_id, e.kind, e.language, e.qual, e.target_name, e.file_id AS ctx_file, e.dir AS ctx_dir, e.ttype AS t
+		FROM res_edges e WHERE e.kind IN ('calls','reads','writes') AND e.ttype <> ''`},
 	// "()F": the type is F's result type, named from F's file; calling a class
 	// (Python C(), a JS factory named like it) gives the class.
 	{"call results", `
@@ -47,16 +47,22 @@ var typedSteps = []struct{ name, sql string }{
 		      WHERE c.rnk IS NOT NULL
 		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
 		WHERE r.edge_id = x.edge_id`},
-	// F of a package imported from outside the repository (os.Open): the result
-	// is external too.
+	// "T#f" (Go): the type of field f of struct T, declared in another file; a
+	// chain T#f#g takes one field a round.
+	{"field types", fieldTypes},
+	{"field types, second", fieldTypes},
+	{"field types, third", fieldTypes},
+	// F, or the fields of T, of a package imported from outside the repository
+	// (os.Open, r.Header.Get on *http.Request): the result is external too.
 	{"external results", `
 		INSERT INTO res_out (edge_id, sid, confidence)
 		SELECT r.edge_id, NULL, 'unresolved' FROM res_typed r
-		WHERE r.t LIKE '()%.%' AND EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = r.ctx_file
-		      AND i.qual = regexp_replace(substr(r.t, 3), '\.[^.]*$', '') AND i.target_path IS NULL)
+		WHERE (r.t LIKE '()%.%' OR split_part(r.t, '#', 1) LIKE '%.%')
+		  AND EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = r.ctx_file AND i.target_path IS NULL
+		      AND i.qual = regexp_replace(split_part(regexp_replace(r.t, '^\(\)', ''), '#', 1), '\.[^.]*$', ''))
 		ON CONFLICT DO NOTHING`},
-	// An unknown F says nothing about the type: the name steps decide.
-	{"unknown results", `DELETE FROM res_typed WHERE t = '' OR t LIKE '()%'`},
+	// An unknown F or field says nothing about the type: the name steps decide.
+	{"unknown results", `DELETE FROM res_typed WHERE t = '' OR t LIKE '()%' OR t LIKE '%#%'`},
 	{"imports of result files", `
 		INSERT INTO res_imports
 		SELECT DISTINCT e.file_id, e.target_qualifier, e.target_path, tf.id
@@ -116,7 +122,7 @@ var typedSteps = []struct{ name, sql string }{
 		JOIN res_impl m ON m.tid = t.tid
 		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method' AND d.language = 'go'
 		     AND d.dir = m.dir AND d.receiver = m.name
-		WHERE t.tkind = 'interface' AND t.tlang = 'go'`)},
+		WHERE t.tkind = 'interface' AND t.tlang = 'go' AND r.kind = 'calls'`)},
 	// Through an interface no known type implements, or a class name defined more
 	// than once and in no scope: the type is not known after all.
 	{"unknown types", `
@@ -131,7 +137,7 @@ var typedSteps = []struct{ name, sql string }{
 	{"typed methods", settle(`
 		SELECT t.edge_id, d.id AS sid, 0 AS rnk, 'exact' AS conf, d.path, d.start_line, d.kind, d.qualified_name AS qname
 		FROM res_tloc t JOIN res_typed r ON r.edge_id = t.edge_id
-		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method'
+		JOIN res_defs d ON d.name = r.target_name AND d.kind = ` + memberKind + `
 		     AND ((t.tlang = 'go' AND d.language = 'go' AND d.dir = t.tdir AND d.receiver = t.tname)
 		          OR (t.tlang <> 'go' AND d.parent_id = t.tid))
 		WHERE r.qual <> 'super'`)},
@@ -148,7 +154,7 @@ var typedSteps = []struct{ name, sql string }{
 		      UNION ALL
 		      SELECT p1.child, p2.parent, p2.pname, p2.pdir, p2.plang, 2, p1.ord * 1000 + p2.ord
 		      FROM res_parents p1 JOIN res_parents p2 ON p2.child = p1.parent) b ON b.child = t.tid
-		JOIN res_defs d ON d.name = r.target_name AND d.kind = 'method'
+		JOIN res_defs d ON d.name = r.target_name AND d.kind = ` + memberKind + `
 		     AND ((b.plang = 'go' AND d.language = 'go' AND d.dir = b.pdir AND d.receiver = b.pname)
 		          OR (b.plang <> 'go' AND d.parent_id = b.parent))
 		WHERE ` + notDecided2)},
@@ -158,6 +164,27 @@ var typedSteps = []struct{ name, sql string }{
 		SELECT edge_id, NULL, 'unresolved' FROM res_typed
 		ON CONFLICT DO NOTHING`},
 }
+
+// fieldTypes replaces "T#f..." by the type of field f of T (symbols.result_type),
+// T located from the edge's file as a call result's F is, and continues from
+// the field's file. A field of no known type leaves "" (the name steps decide).
+const fieldTypes = `
+		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
+		FROM (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
+			SELECT r.edge_id, coalesce(s.result_type, '') || r.rest AS t,
+			       s.file_id, f.dir, f.path, s.start_line, s.kind, s.qualified_name, ` + inScope + ` AS rnk
+			FROM (SELECT edge_id, language, ctx_file, ctx_dir, split_part(t, '#', 1) AS t, split_part(t, '#', 2) AS field,
+			             CASE WHEN t LIKE '%#%#%' THEN '#' || substr(t, length(split_part(t, '#', 1)) + length(split_part(t, '#', 2)) + 3) ELSE '' END AS rest
+			      FROM res_typed WHERE t LIKE '%#%' AND t NOT LIKE '()%') r
+			` + splitType + `
+			JOIN symbols s ON s.repository_id = $1 AND s.kind = 'field' AND s.name = r.field AND s.receiver = n.tname
+			JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
+		      WHERE c.rnk IS NOT NULL
+		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
+		WHERE r.edge_id = x.edge_id`
+
+// memberKind is the kind of member a typed edge r looks for on its type.
+const memberKind = `(CASE WHEN r.kind = 'calls' THEN 'method' ELSE 'field' END)`
 
 // notDecided2 is notDecided for a typed edge t.
 const notDecided2 = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = t.edge_id)`

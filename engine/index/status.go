@@ -40,7 +40,7 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 	st := Status{Repository: rec, Skipped: map[string]int{}}
 	err := db.Pool.QueryRow(ctx, `SELECT
 		(SELECT count(*) FROM files WHERE repository_id = $1),
-		(SELECT count(*) FROM symbols WHERE repository_id = $1),
+		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND kind <> 'field'),
 		(SELECT count(*) FROM edges WHERE repository_id = $1),
 		(SELECT count(*) FROM edges WHERE repository_id = $1 AND (target_id IS NOT NULL OR target_file_id IS NOT NULL)),
 		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND embedding_state = 'pending'),

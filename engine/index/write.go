@@ -205,6 +205,9 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 				hashes = append(hashes, contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body))))
 			}
 			nSyms += len(p.symbols())
+			if p.file != nil {
+				nSyms += len(p.file.Fields)
+			}
 		}
 		reuse, err := w.reusableVectors(ctx, tx, hashes)
 		if err != nil {
@@ -228,98 +231,37 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 
-		var fileRows, symRows, edgeRows, vecRows, postRows [][]any
+		var rows fileRows
 		next := 0
 		for i, p := range batch {
-			fid := fileIDs[i]
-			fileRows = append(fileRows, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
-				nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
-				nonNil(p.notes), p.secrets, IsTest(p.Path)})
-			if p.file == nil {
-				continue
+			n := 0
+			if p.file != nil {
+				n = len(p.file.Symbols) + len(p.file.Fields)
 			}
-			ids := symIDs[next : next+len(p.file.Symbols)]
-			next += len(p.file.Symbols)
-			isTest := IsTest(p.Path)
-			skeletons := skeletonize(p.file.Symbols)
-			for j, s := range p.file.Symbols {
-				var parent any
-				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
-					parent = ids[s.Parent]
-				}
-				body := s.Content
-				var skeleton any
-				if sk, ok := skeletons[j]; ok {
-					body, skeleton = sk, sk
-				}
-				h := contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body)))
-				state := "pending"
-				if v, ok := reuse[h]; ok {
-					state = "embedded"
-					vecRows = append(vecRows, []any{w.repoID, ids[j], w.model, h, v})
-				} else {
-					pending = append(pending, pendingSymbol{id: ids[j], hash: h,
-						text: embedText(s.QualifiedName, p.Path, s.Doc, body)})
-				}
-				nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
-				tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
-				if s.Kind != parse.KindPart {
-					for term, f := range tf {
-						postRows = append(postRows, []any{w.repoID, term, ids[j], f, docLen})
-					}
-				}
-				w.countName(string(s.Kind), pgText(s.Name), pgTexts(s.Aliases), +1)
-				symRows = append(symRows, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
-					pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
-					s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
-					s.Exported, isTest, p.revision, state,
-					pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen,
-					nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
-				if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
-					edgeRows = append(edgeRows, []any{w.repoID, fid, ids[s.Parent], "contains", ids[j],
-						pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
-				}
-			}
-			for k, imp := range p.file.Imports {
-				var tp any
-				if p.imports[k] != "" {
-					tp = p.imports[k]
-				}
-				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[0], "imports", nil,
-					pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line, "", "unresolved"})
-			}
-			for _, r := range p.file.Refs {
-				if r.Kind == parse.RefImports {
-					continue // recorded from Imports, which carry the binding
-				}
-				from := r.From
-				if from < 0 || from >= len(ids) {
-					from = 0
-				}
-				edgeRows = append(edgeRows, []any{w.repoID, fid, ids[from], string(r.Kind), nil,
-					pgText(r.Name), pgText(r.Qualifier), nil, p.Path, r.Line, pgText(r.QualifierType), "unresolved"})
-			}
+			rows.add(w, p, fileIDs[i], symIDs[next:next+n], reuse)
+			next += n
 		}
+		pending = append(pending, rows.pending...)
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
 			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-			"secrets_redacted", "is_test"}, fileRows); err != nil {
+			"secrets_redacted", "is_test"}, rows.files); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body", "skeleton", "doc_length", "result_type", "embeds"}, symRows); err != nil {
+			"search_body", "skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "edges", edgeColumns, edgeRows); err != nil {
+		if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, postRows); err != nil {
+		if err := copyRows(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
-			"model", "content_hash", "embedding"}, vecRows); err != nil {
+			"model", "content_hash", "embedding"}, rows.vectors); err != nil {
 			return err
 		}
 		return nil

@@ -47,7 +47,7 @@ func (s *Server) registerCode() {
 	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies; granularity files ranks files instead, each with its best definitions.", indexedOnly(s, s.searchCode))
 	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", indexedOnly(s, s.searchSymbols))
 	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", indexedOnly(s, s.readSymbol))
-	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops.", indexedOnly(s, s.walker(graph.Callers)))
+	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops; with relation reads or writes, the definitions that read or write a field (who mutates Account.balance?).", indexedOnly(s, s.walker(graph.Callers)))
 	addTool(s, "find_callees", "List the symbols a symbol calls, up to depth hops, plus calls into code outside the repository by name.", indexedOnly(s, s.walker(graph.Callees)))
 	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", indexedOnly(s, s.findImports))
 	addTool(s, "index_file", "Index a working-tree file of the repository now (revision working-tree) and list its symbols.", s.indexFile)
@@ -59,7 +59,7 @@ func (s *Server) registerCode() {
 // SearchSymbolsIn is the input of search_symbols.
 type SearchSymbolsIn struct {
 	Query string `json:"query" jsonschema:"a name, qualified name or part of one (case-insensitive)"`
-	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: function, method, class, struct, interface, type, ..."`
+	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: function, method, class, struct, interface, type, ...; field (struct and class fields) only when asked"`
 	Path  string `json:"path,omitempty" jsonschema:"only this file, or files under this directory (relative to the repository root)"`
 	Limit int    `json:"limit,omitempty" jsonschema:"number of results, 1-100 (default 20)"`
 }
@@ -77,6 +77,7 @@ const searchSymbolsSQL = `SELECT ` + symbols.Columns + ` FROM ` + symbols.From +
 	WHERE s.repository_id = $1 AND s.kind NOT IN ('part', 'block')
 	  AND (lower(s.name) LIKE $2 ESCAPE '\' OR lower(s.qualified_name) LIKE $2 ESCAPE '\')
 	  AND ($3 = '' OR s.kind = $3)
+	  AND (s.kind <> 'field' OR $3 = 'field') -- a struct's fields would crowd out definitions
 	  AND ($4 = '' OR s.path = $4 OR starts_with(s.path, $4 || '/'))
 	ORDER BY (lower(s.name) = $5 OR lower(s.qualified_name) = $5) DESC, starts_with(lower(s.name), $5) DESC,
 	  s.is_test, length(s.name), s.path, s.start_line, s.id
@@ -258,13 +259,14 @@ type WalkIn struct {
 	Depth         int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"number of symbols, 1-100 (default 50)"`
 	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"only links this confident or better: exact, inferred or ambiguous (default every link, calls outside the repository included)"`
+	Relation      string `json:"relation,omitempty" jsonschema:"calls (the default); reads or writes: name is a field (Type.field) and the first hop lists the definitions that read or write it (find_callers) or the fields a definition reads or writes (find_callees)"`
 }
 
 // GraphNode is a symbol reached by a walk.
 type GraphNode struct {
 	SymbolRef
 	Depth      int    `json:"depth"`
-	Edge       string `json:"edge" jsonschema:"calls, inherits, implements or references"`
+	Edge       string `json:"edge" jsonschema:"calls, inherits, implements, references, reads or writes"`
 	Line       int    `json:"line" jsonschema:"where the edge is written"`
 	Confidence string `json:"confidence" jsonschema:"how the link was resolved: exact (by scope or type), inferred (by import or a unique name) or ambiguous (one of several candidates)"`
 	Candidates int    `json:"candidates,omitempty" jsonschema:"an ambiguous link's number of candidate symbols"`
@@ -316,13 +318,18 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, err
 		}
-		sym, matches, err := s.walkAnchor(ctx, in)
+		rel, err := graph.ParseRelation(in.Relation)
+		if err != nil {
+			return out, argError("%v", err)
+		}
+		// Readers and writers start from a field; a definition's reads and writes from it.
+		sym, matches, err := s.walkAnchor(ctx, in, rel != graph.CallsRel && dir == graph.Callers)
 		if err != nil {
 			return out, err
 		}
 		out.Symbol, out.Matches = ref(sym), matches
 		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir,
-			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf})
+			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel})
 		if err != nil {
 			return out, err
 		}
@@ -347,8 +354,8 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 }
 
 // walkAnchor finds the symbol a walk starts from, by id or by name (and path),
-// with the number of symbols the name matched.
-func (s *Server) walkAnchor(ctx context.Context, in WalkIn) (symbols.Symbol, int, error) {
+// with the number of symbols the name matched; field: the name is a field's.
+func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols.Symbol, int, error) {
 	switch {
 	case in.ID < 0:
 		return symbols.Symbol{}, 0, argError("id must be positive (got %d)", in.ID)
@@ -369,9 +376,13 @@ func (s *Server) walkAnchor(ctx context.Context, in WalkIn) (symbols.Symbol, int
 				return symbols.Symbol{}, 0, err
 			}
 		}
-		syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+		find, what := symbols.Find, "symbol"
+		if field {
+			find, what = symbols.FindFields, "field"
+		}
+		syms, err := find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
 		if errors.Is(err, symbols.ErrNotFound) {
-			return symbols.Symbol{}, 0, fmt.Errorf("unknown symbol %q%s: try search_symbols", name, inPath(p))
+			return symbols.Symbol{}, 0, fmt.Errorf("unknown %s %q%s: try search_symbols", what, name, inPath(p))
 		}
 		if err != nil {
 			return symbols.Symbol{}, 0, err

@@ -379,9 +379,17 @@ func (t *goTypes) exprType(x *extractor, e *sitter.Node, depth int) string {
 	case "composite_literal", "type_assertion_expression":
 		return t.namedType(x, goField(e, "type"))
 	case "selector_expression":
-		if base := t.exprType(x, goField(e, "operand"), depth+1); base != "" {
-			return t.structField(x, base, x.text(goField(e, "field")))
+		base := t.exprType(x, goField(e, "operand"), depth+1)
+		if base == "" {
+			return ""
 		}
+		field := x.text(goField(e, "field"))
+		if _, local := t.structs[base]; local || strings.HasPrefix(base, "()") {
+			return t.structField(x, base, field)
+		}
+		// A struct declared in another file: its field's type is for the
+		// indexer to look up (Ref.QualifierType "T#field").
+		return base + "#" + field
 	case "call_expression":
 		return t.callType(x, e)
 	}

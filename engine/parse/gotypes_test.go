@@ -105,7 +105,7 @@ func (s *S) F(t T) {
 	s.db.Query(); s.log.Print(); s.Base.M(); s.Other.M(); s.xs.M(); s.nope.M(); t.db.Query(); NewS().db.Query()
 }`,
 			map[string]string{"s.db.Query#1": "DB", "s.log.Print#1": "pkg.Logger", "s.Base.M#1": "Base",
-				"s.Other.M#1": "pkg.Other", "s.xs.M#1": "", "s.nope.M#1": "", "t.db.Query#1": "",
+				"s.Other.M#1": "pkg.Other", "s.xs.M#1": "", "s.nope.M#1": "", "t.db.Query#1": "T#db",
 				"NewS().db.Query#1": "DB"}},
 		{"package selectors", `func F() { fmt.Println(); billing.Refund(); pkg.Default.Run() }`,
 			map[string]string{"fmt.Println#1": "", "billing.Refund#1": "", "pkg.Default.Run#1": ""}},

@@ -118,7 +118,9 @@ type Ref struct {
 	// the enclosing class for self/this/cls, a TypeScript annotation. It is a type
 	// name as written ("B", "billing.Invoice"; pointers, references and generic
 	// arguments dropped), or "()F" / "()pkg.F" for the result type of calling the
-	// function F (b := NewB()), which the indexer looks up in F's ResultType.
+	// function F (b := NewB()), which the indexer looks up in F's ResultType,
+	// or "T#f" (Go) for the type of field f of a struct T declared in another
+	// file (s.db.Query() with s's struct elsewhere), chained as "T#f#g".
 	// Empty when unknown: resolution then falls back to names, and says so.
 	QualifierType string
 	Line          int

@@ -115,7 +115,7 @@ func (s *Searcher) corpusStats(ctx context.Context) (int, float64, error) {
 	var n int
 	var avg float64
 	err := s.db.Pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(doc_length), 0) FROM symbols
-		WHERE repository_id = $1 AND kind <> 'part'`, s.repoID).Scan(&n, &avg)
+		WHERE repository_id = $1 AND kind NOT IN ('part', 'field')`, s.repoID).Scan(&n, &avg)
 	if err != nil {
 		return 0, 0, fmt.Errorf("corpus statistics: %w", err)
 	}

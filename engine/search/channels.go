@@ -133,7 +133,7 @@ const symbolExactSQL = `
 		WHEN lower(s.name) = $2 THEN 0.9
 		ELSE 0.85 END AS score
 	FROM symbols s
-	WHERE s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block')
+	WHERE s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block', 'field')
 	  AND (lower(s.name) = $2 OR s.aliases @> ARRAY[$5::text] OR s.aliases @> ARRAY[$4::text])
 	ORDER BY score DESC, s.is_test, length(s.path), s.id
 	LIMIT $6`
@@ -143,7 +143,7 @@ const symbolFuzzySQL = `
 	SELECT s.id, 0.8 * similarity(lower(s.name), $2) AS score
 	FROM symbols s
 	WHERE s.repository_id = $1 AND lower(s.name) % $2 AND lower(s.name) <> $2
-	  AND s.kind NOT IN ('module', 'part', 'block')
+	  AND s.kind NOT IN ('module', 'part', 'block', 'field')
 	ORDER BY score DESC, s.is_test, length(s.path), s.id
 	LIMIT $3`
 

@@ -102,7 +102,7 @@ func goPanicNames(q string) []string {
 const mentionSQL = `
 	SELECT s.id, CASE WHEN $3 > 0 AND s.name = $4 THEN 1.0 WHEN $3 > 0 THEN 0.97 ELSE 0.93 END
 	FROM symbols s
-	WHERE s.repository_id = $1 AND s.path = $2 AND s.kind <> 'part'
+	WHERE s.repository_id = $1 AND s.path = $2 AND s.kind NOT IN ('part', 'field')
 	  AND (($3 > 0 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind <> 'module')
 	    OR ($3 = 0 AND (s.name = $4 OR ($4 = '' AND s.kind = 'module'))))
 	ORDER BY (s.end_line - s.start_line), s.id

@@ -335,7 +335,7 @@ func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
 	}
 	// The planner's estimate is enough to decide what is "common" and costs nothing.
 	var n float64
-	err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = $1`, s.repoID).Scan(&n)
+	err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = $1 AND kind <> 'field'`, s.repoID).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count chunks: %w", err)
 	}

@@ -79,6 +79,8 @@ func List(ctx context.Context, db *pg.DB, repoID int64, f Filter) ([]Symbol, err
 	if f.Kind != "" {
 		args = append(args, f.Kind)
 		q += fmt.Sprintf(` AND s.kind = $%d`, len(args))
+	} else {
+		q += ` AND s.kind <> 'field'` // fields are graph nodes: listed when asked for
 	}
 	if f.Name != "" {
 		args = append(args, strings.ToLower(f.Name))
@@ -120,7 +122,7 @@ func Get(ctx context.Context, db *pg.DB, repoID, id int64) (Symbol, error) {
 // means the same but no index serves it, and one such branch made the whole OR a
 // sequential scan.
 const findSQL = `SELECT ` + Columns + ` FROM ` + From + `
-	WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block')
+	WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block') AND (s.kind = 'field') = $4
 	  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR s.aliases @> ARRAY[$2::text])
 	  AND ($3 = '' OR s.path = $3 OR starts_with(s.path, $3))
 	ORDER BY (s.qualified_name = $2) DESC, (s.name = $2) DESC, s.is_test, s.path, s.start_line
@@ -131,10 +133,20 @@ const findSQL = `SELECT ` + Columns + ` FROM ` + From + `
 // matches come first, then case-insensitive ones. File headers, parts and text blocks
 // are not definitions and are left out.
 func Find(ctx context.Context, db *pg.DB, repoID int64, name, path string) ([]Symbol, error) {
+	return find(ctx, db, repoID, name, path, false)
+}
+
+// FindFields is Find for struct and class fields ("balance", "Account.balance"),
+// which Find leaves out: they are graph nodes, not definitions to read.
+func FindFields(ctx context.Context, db *pg.DB, repoID int64, name, path string) ([]Symbol, error) {
+	return find(ctx, db, repoID, name, path, true)
+}
+
+func find(ctx context.Context, db *pg.DB, repoID int64, name, path string, fields bool) ([]Symbol, error) {
 	if strings.TrimSpace(name) == "" {
 		return nil, errors.New("empty symbol name")
 	}
-	rows, err := db.Pool.Query(ctx, findSQL, repoID, name, path)
+	rows, err := db.Pool.Query(ctx, findSQL, repoID, name, path, fields)
 	if err != nil {
 		return nil, fmt.Errorf("find symbol %q: %w", name, err)
 	}
@@ -148,11 +160,26 @@ func Find(ctx context.Context, db *pg.DB, repoID int64, name, path string) ([]Sy
 	return out, nil
 }
 
+// FieldsOf returns the fields of struct or class owner, in source order.
+func FieldsOf(ctx context.Context, db *pg.DB, repoID, owner int64) ([]Symbol, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT `+Columns+` FROM `+From+`
+		WHERE s.repository_id = $1 AND s.parent_id = $2 AND s.kind = 'field'
+		ORDER BY s.start_line, s.start_byte, s.name`, repoID, owner)
+	if err != nil {
+		return nil, fmt.Errorf("fields: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (Symbol, error) { return Scan(r) })
+	if err != nil {
+		return nil, fmt.Errorf("fields: %w", err)
+	}
+	return out, nil
+}
+
 // At returns the innermost definition covering path:line (a method rather than its
 // class; a definition rather than the file header).
 func At(ctx context.Context, db *pg.DB, repoID int64, path string, line int) (Symbol, error) {
 	row := db.Pool.QueryRow(ctx, `SELECT `+Columns+` FROM `+From+`
-		WHERE s.repository_id = $1 AND s.path = $2 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind <> 'part'
+		WHERE s.repository_id = $1 AND s.path = $2 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind NOT IN ('part', 'field')
 		ORDER BY (s.kind = 'module'), (s.end_line - s.start_line), s.id LIMIT 1`, repoID, path, line)
 	s, err := Scan(row)
 	if errors.Is(err, pgx.ErrNoRows) {

@@ -66,7 +66,7 @@ func TestFindUsesIndexes(t *testing.T) {
 	ctx := context.Background()
 	repoID := seedSymbols(t, db, 20000)
 	for _, name := range []string{"pkg.TypeFunc123", "Func123", "alias_42"} {
-		rows, err := db.Pool.Query(ctx, "EXPLAIN "+findSQL, repoID, name, "")
+		rows, err := db.Pool.Query(ctx, "EXPLAIN "+findSQL, repoID, name, "", false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +115,7 @@ func TestFindMatchesNamesAndAliases(t *testing.T) {
 		if err != nil {
 			t.Fatalf("find %q in %q: %v", tt.name, tt.path, err)
 		}
-		rows, err := db.Pool.Query(ctx, old, repoID, tt.name, tt.path)
+		rows, err := db.Pool.Query(ctx, old, repoID, tt.name, tt.path, false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -104,6 +104,17 @@ func (e *Engine) Walk(ctx context.Context, id int64, dir graph.Direction, depth 
 	return graph.Symbols(ctx, e.db, e.repo.ID, []int64{id}, dir, depth)
 }
 
+// Accesses lists the definitions that read or write a field (rel is
+// graph.ReadsRel or graph.WritesRel), one hop.
+func (e *Engine) Accesses(ctx context.Context, fieldID int64, rel graph.Relation) (graph.Walk, error) {
+	return graph.SymbolsWith(ctx, e.db, e.repo.ID, []int64{fieldID}, graph.Callers, graph.Options{Depth: 1, Relation: rel})
+}
+
+// Fields lists a struct's or class's fields in source order.
+func (e *Engine) Fields(ctx context.Context, ownerID int64) ([]symbols.Symbol, error) {
+	return symbols.FieldsOf(ctx, e.db, e.repo.ID, ownerID)
+}
+
 // Imports lists what a file imports.
 func (e *Engine) Imports(ctx context.Context, path string, depth int) ([]graph.FileLink, error) {
 	return graph.Imports(ctx, e.db, e.repo.ID, path, depth)

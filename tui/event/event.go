@@ -105,6 +105,11 @@ const (
 	Callees   Relation = "callees"
 	Imports   Relation = "imports"
 	Importers Relation = "importers"
+	// Fields lists a struct's or class's fields; a field's Writers and Readers are
+	// the definitions that write or read it.
+	Fields  Relation = "fields"
+	Writers Relation = "writers"
+	Readers Relation = "readers"
 )
 
 // OpenGraphMsg asks the root to show the Graph pane rooted at a symbol (callers and

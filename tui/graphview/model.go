@@ -13,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
+	"github.com/spelunkhq/spelunk/engine/symbols"
 	"github.com/spelunkhq/spelunk/tui/event"
 	"github.com/spelunkhq/spelunk/tui/theme"
 )
@@ -20,6 +21,8 @@ import (
 // Backend is what the Graph pane needs from the engine.
 type Backend interface {
 	Walk(ctx context.Context, id int64, dir graph.Direction, depth int) (graph.Walk, error)
+	Accesses(ctx context.Context, fieldID int64, rel graph.Relation) (graph.Walk, error)
+	Fields(ctx context.Context, ownerID int64) ([]symbols.Symbol, error)
 	Imports(ctx context.Context, path string, depth int) ([]graph.FileLink, error)
 	Importers(ctx context.Context, target string, depth int) ([]graph.FileLink, error)
 }
@@ -51,6 +54,7 @@ type loadedMsg struct {
 	nodeID int
 	walk   graph.Walk
 	links  []graph.FileLink
+	fields []symbols.Symbol
 	err    error
 }
 
@@ -197,9 +201,14 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		case kindSymbol:
 			line := n.sym.StartLine
 			if n.rel == event.Callers && n.line > 0 {
-				line = n.line // a caller opens at the call
+				line = n.line // a caller (reader, writer) opens at the call (access)
 			}
 			s := n.sym
+			if s.Kind == "field" && s.ParentID != nil {
+				// A field is a line of its owner: open the owner there.
+				id, label := *s.ParentID, displayName(s.QualifiedName, s.Name, s.Path)
+				return func() tea.Msg { return event.OpenSymbolMsg{ID: id, Line: line, Label: label} }
+			}
 			return func() tea.Msg {
 				return event.OpenSymbolMsg{ID: s.ID, Line: line, Label: displayName(s.QualifiedName, s.Name, s.Path)}
 			}
@@ -294,6 +303,12 @@ func (m *Model) load(n *node) tea.Cmd {
 			msg.walk, msg.err = b.Walk(ctx, symID, graph.Callers, 1)
 		case event.Callees:
 			msg.walk, msg.err = b.Walk(ctx, symID, graph.Callees, 1)
+		case event.Writers:
+			msg.walk, msg.err = b.Accesses(ctx, symID, graph.WritesRel)
+		case event.Readers:
+			msg.walk, msg.err = b.Accesses(ctx, symID, graph.ReadsRel)
+		case event.Fields:
+			msg.fields, msg.err = b.Fields(ctx, symID)
 		case event.Imports:
 			msg.links, msg.err = b.Imports(ctx, path, 1)
 		case event.Importers:
@@ -322,8 +337,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	n.failed = false
 	n.loaded = true
 	switch n.rel {
-	case event.Callers, event.Callees:
+	case event.Callers, event.Callees, event.Writers, event.Readers:
 		m.t.fillWalk(n, msg.walk)
+	case event.Fields:
+		m.t.fillFields(n, msg.fields)
 	default:
 		m.t.fillLinks(n, msg.links)
 	}

@@ -65,7 +65,7 @@ func (n *node) expandable() bool {
 	case kindGroup:
 		return true
 	case kindSymbol:
-		return n.sym.ID != 0 && (n.rel == event.Callers || n.rel == event.Callees)
+		return n.sym.ID != 0 && (n.rel == event.Callers || n.rel == event.Callees || n.rel == event.Fields)
 	case kindFile:
 		return n.rel == event.Imports || n.rel == event.Importers
 	}
@@ -117,8 +117,7 @@ func newTree(gen uint64, r event.OpenGraphMsg) *tree {
 	if r.SymbolID != 0 {
 		root := t.add(nil, &node{kind: kindSymbol, sym: symbols.Symbol{ID: r.SymbolID, Path: r.Path, Name: r.Label, QualifiedName: r.Label, Kind: r.Kind, StartLine: r.Line}})
 		root.expanded, root.loaded = true, true
-		t.add(root, &node{kind: kindGroup, rel: event.Callers, name: "callers"})
-		t.add(root, &node{kind: kindGroup, rel: event.Callees, name: "callees"})
+		addSymbolGroups(t, root)
 		t.root = root
 		t.label = r.Label
 		return t
@@ -159,7 +158,11 @@ func (t *tree) fillWalk(n *node, w graph.Walk) {
 		if gn.Depth != 1 {
 			continue
 		}
-		c := &node{kind: kindSymbol, rel: n.rel, sym: gn.Symbol, edge: gn.Kind, line: gn.Line, conf: gn.Confidence, cands: gn.Candidates}
+		rel := n.rel
+		if rel == event.Writers || rel == event.Readers {
+			rel = event.Callers // what reaches a write: its callers
+		}
+		c := &node{kind: kindSymbol, rel: rel, sym: gn.Symbol, edge: gn.Kind, line: gn.Line, conf: gn.Confidence, cands: gn.Candidates}
 		c.cycle = subj.onPath(gn.ID, "")
 		t.add(n, c)
 	}
@@ -172,6 +175,32 @@ func (t *tree) fillWalk(n *node, w graph.Walk) {
 			name = u.Qual + "." + u.Name
 		}
 		t.add(n, &node{kind: kindUnresolved, name: name, edge: u.Kind, line: u.Line})
+	}
+}
+
+// addSymbolGroups adds the groups a symbol node opens to: a field's writers
+// and readers; a definition's callers and callees, and a struct's or class's
+// fields.
+func addSymbolGroups(t *tree, n *node) {
+	if n.sym.Kind == "field" {
+		t.add(n, &node{kind: kindGroup, rel: event.Writers, name: "writers"})
+		t.add(n, &node{kind: kindGroup, rel: event.Readers, name: "readers"})
+		return
+	}
+	t.add(n, &node{kind: kindGroup, rel: event.Callers, name: "callers"})
+	t.add(n, &node{kind: kindGroup, rel: event.Callees, name: "callees"})
+	if n.sym.Kind == "struct" || n.sym.Kind == "class" {
+		t.add(n, &node{kind: kindGroup, rel: event.Fields, name: "fields"})
+	}
+}
+
+// fillFields adds a struct's or class's fields under n, each opening to its
+// writers and readers.
+func (t *tree) fillFields(n *node, fields []symbols.Symbol) {
+	for _, f := range fields {
+		c := t.add(n, &node{kind: kindSymbol, rel: event.Fields, sym: f, edge: "field"})
+		c.loaded = true
+		addSymbolGroups(t, c)
 	}
 }
 

@@ -22,7 +22,7 @@ func (m *Model) label(n *node) string {
 	case kindModule:
 		return n.name + " (external)"
 	case kindGroup:
-		arrow := map[event.Relation]string{event.Callers: "← ", event.Callees: "→ ", event.Imports: "→ ", event.Importers: "← "}[n.rel]
+		arrow := map[event.Relation]string{event.Callers: "← ", event.Callees: "→ ", event.Imports: "→ ", event.Importers: "← ", event.Writers: "← ", event.Readers: "← "}[n.rel]
 		s := arrow + n.name
 		if n.loaded {
 			count := 0

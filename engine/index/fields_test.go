@@ -1,0 +1,129 @@
+package index_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// accessEdges lists the edges of kind from source to name.
+func accessEdges(t testing.TB, db *pg.DB, kind, path, source, name string) []callEdge {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `
+		SELECT s.qualified_name, coalesce(t.qualified_name, ''), e.confidence,
+		       coalesce((SELECT array_agg(c.qualified_name ORDER BY u.ord) FROM unnest(e.candidates) WITH ORDINALITY u(id, ord)
+		                 JOIN symbols c ON c.id = u.id), '{}')
+		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
+		WHERE e.kind = $1 AND e.path = $2 AND s.qualified_name = $3 AND e.target_name = $4
+		ORDER BY e.line`, kind, path, source, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []callEdge
+	for rows.Next() {
+		var e callEdge
+		if err := rows.Scan(&e.source, &e.target, &e.confidence, &e.candidates); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+var fieldsFixture = map[string]string{
+	"go/bank/account.go": `package bank
+
+type Account struct {
+	balance int
+	log     *Log
+}
+
+type Log struct{ lines []string }
+
+type Other struct{ balance int }
+
+type Savings struct{ Account }
+
+func (a *Account) Deposit(n int) { a.balance += n }
+
+func Peek(a Account) int { return a.balance }
+
+func (s *Savings) Add() { s.balance++ }
+
+type Store struct{ db *DB }
+
+type DB struct{}
+
+func (DB) Query() {}
+
+type Cache struct{}
+
+func (Cache) Query() {}
+`,
+	"go/bank/use.go": `package bank
+
+import "net/http"
+
+func Reset(a *Account) { a.log.lines = nil }
+
+func Guess(vs []Other, ws []Account) {
+	for _, v := range append(vs, ws...) {
+		_ = v.balance
+	}
+}
+
+func Ext(r *http.Request) string { return r.Method }
+
+func Q(s *Store) { s.db.Query() }
+
+func H(r *http.Request) string { return r.Header.Get("x") }
+`,
+}
+
+// TestFieldAccessEdges: typed reads and writes resolve exactly to the field,
+// through embedding and across files; an untyped one lists every field of
+// that name; a field of an external type stays unresolved.
+func TestFieldAccessEdges(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, fieldsFixture)
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		kind, path, source, name string
+		want                     []callEdge
+	}{
+		{"writes", "go/bank/account.go", "Account.Deposit", "balance", []callEdge{{"Account.Deposit", "Account.balance", "exact", []string{}}}},
+		{"reads", "go/bank/account.go", "bank.Peek", "balance", []callEdge{{"bank.Peek", "Account.balance", "exact", []string{}}}},
+		{"writes", "go/bank/account.go", "Savings.Add", "balance", []callEdge{{"Savings.Add", "Account.balance", "exact", []string{}}}},
+		{"reads", "go/bank/use.go", "bank.Reset", "log", []callEdge{{"bank.Reset", "Account.log", "exact", []string{}}}},
+		{"writes", "go/bank/use.go", "bank.Reset", "lines", []callEdge{{"bank.Reset", "Log.lines", "exact", []string{}}}},
+		{"reads", "go/bank/use.go", "bank.Guess", "balance", []callEdge{{"bank.Guess", "Account.balance", "ambiguous", []string{"Account.balance", "Other.balance"}}}},
+		{"reads", "go/bank/use.go", "bank.Ext", "Method", []callEdge{{"bank.Ext", "", "unresolved", []string{}}}},
+	}
+	// A call through a field of a struct declared in another file resolves by
+	// the field's type; through an external type's field it is external.
+	cases = append(cases, []struct {
+		kind, path, source, name string
+		want                     []callEdge
+	}{
+		{"calls", "go/bank/use.go", "bank.Q", "Query", []callEdge{{"bank.Q", "DB.Query", "exact", []string{}}}},
+		{"calls", "go/bank/use.go", "bank.H", "Get", []callEdge{{"bank.H", "", "unresolved", []string{}}}},
+	}...)
+	for _, c := range cases {
+		got := accessEdges(t, db, c.kind, c.path, c.source, c.name)
+		if g, w := render(got), render(c.want); g != w {
+			t.Errorf("%s %s %s -> %s:\n got %s\nwant %s", c.kind, c.path, c.source, c.name, g, w)
+		}
+	}
+	// Fields are graph nodes, not chunks: never embedded, no search text.
+	var n int
+	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM symbols
+		WHERE kind = 'field' AND (embedding_state <> 'none' OR search_body <> '' OR parent_id IS NULL)`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("fields stored as chunks: %d (%v)", n, err)
+	}
+}

@@ -1,0 +1,116 @@
+package index
+
+import (
+	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/parse"
+)
+
+// fileRows collects the rows a batch of files writes, for COPY.
+type fileRows struct {
+	files, symbols, edges, vectors, postings [][]any
+	pending                                  []pendingSymbol
+}
+
+// add appends the rows of file p, whose file id is fid and whose chunks and
+// fields take the symbol ids ids (chunks first, then fields, in order).
+func (r *fileRows) add(w *writer, p parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
+		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
+		nonNil(p.notes), p.secrets, IsTest(p.Path)})
+	if p.file == nil {
+		return
+	}
+	chunkIDs := ids[:len(p.file.Symbols)]
+	r.addChunks(w, p, fid, chunkIDs, reuse)
+	r.addFields(w, p, fid, chunkIDs, ids[len(p.file.Symbols):])
+	for k, imp := range p.file.Imports {
+		var tp any
+		if p.imports[k] != "" {
+			tp = p.imports[k]
+		}
+		r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[0], "imports", nil,
+			pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line, "", "unresolved"})
+	}
+	for _, ref := range p.file.Refs {
+		if ref.Kind == parse.RefImports {
+			continue // recorded from Imports, which carry the binding
+		}
+		from := ref.From
+		if from < 0 || from >= len(chunkIDs) {
+			from = 0
+		}
+		r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[from], string(ref.Kind), nil,
+			pgText(ref.Name), pgText(ref.Qualifier), nil, p.Path, ref.Line, pgText(ref.QualifierType), "unresolved"})
+	}
+}
+
+// addChunks appends the rows of p's chunks: symbols, their postings, vectors
+// reused by content hash (or a pending embedding), and containment edges.
+func (r *fileRows) addChunks(w *writer, p parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+	isTest := IsTest(p.Path)
+	skeletons := skeletonize(p.file.Symbols)
+	for j, s := range p.file.Symbols {
+		var parent any
+		if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
+			parent = ids[s.Parent]
+		}
+		body := s.Content
+		var skeleton any
+		if sk, ok := skeletons[j]; ok {
+			body, skeleton = sk, sk
+		}
+		text := embedText(s.QualifiedName, p.Path, s.Doc, body)
+		h := contentHash([]byte(text))
+		state := "pending"
+		if v, ok := reuse[h]; ok {
+			state = "embedded"
+			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.model, h, v})
+		} else {
+			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, text: text})
+		}
+		nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
+		tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
+		if s.Kind != parse.KindPart {
+			for term, f := range tf {
+				r.postings = append(r.postings, []any{w.repoID, term, ids[j], f, docLen})
+			}
+		}
+		w.countName(string(s.Kind), pgText(s.Name), pgTexts(s.Aliases), +1)
+		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
+			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
+			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
+			s.Exported, isTest, p.revision, state,
+			pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen,
+			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
+		if parent != nil {
+			r.edges = append(r.edges, []any{w.repoID, fid, parent, "contains", ids[j],
+				pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
+		}
+	}
+}
+
+// fieldState is the embedding state of a field: fields are graph nodes, not
+// chunks, so they are never embedded, have no postings and no search text,
+// and the retrieval channels never return them.
+const fieldState = "none"
+
+// addFields appends p's fields as symbols of kind field under their owner
+// chunk. Receiver is the owner's name, as for a method, so that resolution
+// matches a Go field like a method; result_type holds the field's type.
+func (r *fileRows) addFields(w *writer, p parsed, fid int64, chunkIDs, ids []int64) {
+	isTest := IsTest(p.Path)
+	for j, fl := range p.file.Fields {
+		if fl.Owner <= 0 || fl.Owner >= len(chunkIDs) {
+			continue // the parser guarantees an owner; a row without one would be unreachable
+		}
+		owner := p.file.Symbols[fl.Owner]
+		w.countName(string(parse.KindField), pgText(fl.Name), nil, +1)
+		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(fl.Name), pgText(fl.QualifiedName),
+			[]string{}, string(parse.KindField), chunkIDs[fl.Owner], nullIfEmpty(pgText(owner.Name)), pgText(fl.Signature), "",
+			fl.StartLine, fl.EndLine, fl.StartByte, fl.EndByte, pgText(fl.Content), contentHash([]byte(fl.Content)), p.file.Language,
+			fl.Exported, isTest, p.revision, fieldState,
+			"", "", "", nil, 0,
+			nullIfEmpty(pgText(fl.Type)), nil})
+	}
+}
