@@ -11,8 +11,10 @@ import (
 // (outer.inner, parented to the enclosing function), decorated definitions
 // (decorators inside the chunk) and module-level assignments (UPPER_CASE ones
 // are "const", others "var"). Doc is the docstring, or the comments above.
+// Class fields and field reads and writes: pyfields.go.
 type pyHandler struct {
 	types typeTable // scopes and bindings for qualifier types (pytypes.go)
+	fl    pyFields  // fields and field accesses (pyfields.go)
 }
 
 var pyBuiltins = map[string]bool{
@@ -49,8 +51,13 @@ func (h *pyHandler) headerNode(x *extractor, n *sitter.Node) bool {
 func (h *pyHandler) handle(x *extractor, m *match) {
 	n := &m.node
 	h.types.sync(x)
-	if strings.HasPrefix(m.tag, "scope.") || strings.HasPrefix(m.tag, "bind.") {
+	h.fl.sync(x)
+	switch {
+	case strings.HasPrefix(m.tag, "scope."), strings.HasPrefix(m.tag, "bind."):
 		h.typeMatch(x, m)
+		return
+	case strings.HasPrefix(m.tag, "access."):
+		h.accessMatch(x, m)
 		return
 	}
 	switch m.tag {
@@ -88,7 +95,9 @@ func (h *pyHandler) handle(x *extractor, m *match) {
 			h.types.addScope(n, scopeFn, name)
 			d.result = pyAnnType(x, field(n, "return_type"), d.receiver)
 		}
-		x.addDef(d, n, outer)
+		if x.addDef(d, n, outer) >= 0 && d.kind == KindClass {
+			h.fl.addClass(n, d)
+		}
 	case "definition.var":
 		name := x.text(m.name)
 		d := &def{name: name, kind: KindVar, exported: !strings.HasPrefix(name, "_")}
@@ -105,12 +114,18 @@ func (h *pyHandler) handle(x *extractor, m *match) {
 		}
 		q, typ := pyQualType(q)
 		x.addTypedRef(RefCalls, name, q, typ, int(m.name.StartByte()))
+		if m.qualifier != nil {
+			h.fl.noAccess(m.name) // a method call, not a read
+		}
 	case "reference.inherits":
 		name := x.text(m.name)
 		if name == "object" || name == "" {
 			return
 		}
 		x.addRef(RefInherits, name, x.qualifierText(m.qualifier), int(m.name.StartByte()))
+		if m.qualifier != nil {
+			h.fl.noAccess(m.name)
+		}
 	case "import":
 		h.imports(x, n)
 	}
@@ -157,7 +172,9 @@ func (h *pyHandler) imports(x *extractor, n *sitter.Node) {
 
 func (h *pyHandler) finish(x *extractor) {
 	h.types.py, h.types.ctor, h.types.blocks, h.types.lang = true, "__init__", pyBlocks, h
+	h.fl.settleAccesses(x)
 	h.types.resolve(x)
+	h.addFields(x)
 }
 
 // pyDocstring returns the cleaned docstring at the start of body, or "".

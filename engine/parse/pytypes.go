@@ -61,6 +61,7 @@ func (h *pyHandler) typeMatch(x *extractor, m *match) {
 		t.addScope(n, scopeFn, "")
 	case "bind.assign":
 		h.bindAssign(x, m)
+		h.fl.targets(x, m.name, n)
 	case "bind.untyped":
 		h.bindTargets(x, m.name, int(m.name.EndByte()))
 	case "bind.except":
@@ -90,7 +91,7 @@ func (h *pyHandler) bindAssign(x *extractor, m *match) {
 func (h *pyHandler) infer(x *extractor, n *sitter.Node, how uint8) (typ, ref string, annotated bool) {
 	if how == pyHowExcept {
 		if as := n.Parent(); as != nil {
-			return pyTypeExpr(x, as.NamedChild(0), "", 0), "", true
+			return pyTypeExpr(x, as.NamedChild(0), tyExpr{}, 0), "", true
 		}
 		return "", "", false
 	}
@@ -207,37 +208,53 @@ func plainIdent(s string) bool {
 // pyAnnType is the class an annotation names (a `type` node), or "". self
 // is what `Self` means there ("" outside a class).
 func pyAnnType(x *extractor, ann *sitter.Node, self string) string {
+	return pyAnn(x, ann, tyExpr{self: self})
+}
+
+// pyDeclAnnType is the type an annotation declares: pyAnnType's, but a
+// builtin or container (int, list[C]) is a type too.
+func pyDeclAnnType(x *extractor, ann *sitter.Node, self string) string {
+	return pyAnn(x, ann, tyExpr{self: self, builtins: true})
+}
+
+// tyExpr says how pyTypeExpr reads an annotation.
+type tyExpr struct {
+	self     string // what Self means
+	builtins bool   // builtins and typing containers are types
+}
+
+func pyAnn(x *extractor, ann *sitter.Node, how tyExpr) string {
 	if ann == nil {
 		return ""
 	}
 	if x.kind(ann) == "type" {
 		ann = ann.NamedChild(0)
 	}
-	return pyTypeExpr(x, ann, self, 0)
+	return pyTypeExpr(x, ann, how, 0)
 }
 
-func pyTypeExpr(x *extractor, n *sitter.Node, self string, depth int) string {
+func pyTypeExpr(x *extractor, n *sitter.Node, how tyExpr, depth int) string {
 	if n == nil || depth > 8 {
 		return ""
 	}
 	switch x.kind(n) {
 	case "type", "parenthesized_expression":
-		return pyTypeExpr(x, n.NamedChild(0), self, depth+1)
+		return pyTypeExpr(x, n.NamedChild(0), how, depth+1)
 	case "identifier", "attribute":
-		return pyTypeName(x.text(n), self)
+		return pyTypeName(x.text(n), how)
 	case "string":
 		s := strings.TrimSpace(x.stringContent(n))
 		if !dottedName(s) {
 			return "" // a forward reference more complex than a (dotted) name
 		}
-		return pyTypeName(s, self)
+		return pyTypeName(s, how)
 	case "binary_operator":
 		var members []*sitter.Node
 		pyUnion(x, n, &members, 0)
 		if len(members) != 1 {
 			return ""
 		}
-		return pyTypeExpr(x, members[0], self, depth+1)
+		return pyTypeExpr(x, members[0], how, depth+1)
 	case "generic_type", "subscript":
 		head, args := n.NamedChild(0), []sitter.Node(nil)
 		if x.kind(n) == "subscript" {
@@ -255,7 +272,7 @@ func pyTypeExpr(x *extractor, n *sitter.Node, self string, depth int) string {
 			if len(args) == 0 {
 				return ""
 			}
-			return pyTypeExpr(x, &args[0], self, depth+1)
+			return pyTypeExpr(x, &args[0], how, depth+1)
 		case h == "Union":
 			var one *sitter.Node
 			for i := range args {
@@ -266,20 +283,24 @@ func pyTypeExpr(x *extractor, n *sitter.Node, self string, depth int) string {
 					one = a
 				}
 			}
-			return pyTypeExpr(x, one, self, depth+1)
+			return pyTypeExpr(x, one, how, depth+1)
 		}
-		return pyTypeName(x.text(head), self) // C[T] is a C
+		return pyTypeName(x.text(head), how) // C[T] is a C
 	}
 	return ""
 }
 
 // pyTypeName filters a (dotted) type name: builtins and typing containers
-// name no class of the repository.
-func pyTypeName(s, self string) string {
+// name no class of the repository (unless how.builtins).
+func pyTypeName(s string, how tyExpr) string {
 	last := s[strings.LastIndexByte(s, '.')+1:]
 	switch {
 	case last == "Self":
-		return self
+		return how.self
+	case how.builtins:
+		if last == "None" || pyWrapper[last] { // x: Final = 3
+			return ""
+		}
 	case pyNoType[last] || (last == s && pyBuiltins[s]):
 		return ""
 	}

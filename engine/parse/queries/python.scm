@@ -47,9 +47,19 @@
 (generator_expression) @scope.fn
 
 (assignment
-  left: [(identifier) (attribute) (pattern_list) (tuple_pattern) (list_pattern)] @name) @bind.assign
+  left: [(identifier) (attribute) (subscript) (pattern_list) (tuple_pattern) (list_pattern)] @name) @bind.assign
 (named_expression name: (identifier) @name) @bind.assign
 (for_statement left: (_) @name) @bind.untyped
 (for_in_clause left: (_) @name) @bind.untyped
 (with_item value: (as_pattern alias: (as_pattern_target) @name)) @bind.untyped
 (except_clause value: (as_pattern alias: (as_pattern_target) @name)) @bind.except
+
+; Field accesses (pyfields.go): every name.attr and a.b.attr is a read; the
+; assignment pattern above and these tell writes, calls (the call patterns),
+; decorators and bases apart.
+(attribute
+  object: [(identifier) (attribute)] @qualifier
+  attribute: (identifier) @name) @access.read
+(augmented_assignment left: [(attribute) (subscript)] @name) @access.write
+(delete_statement) @access.del
+(decorator (attribute attribute: (identifier) @name)) @access.skip
