@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 func newIndexCmd(g *globals) *cobra.Command {
 	var opts index.Options
+	var files []string
 	cmd := &cobra.Command{
 		Use:   "index [DIR]",
 		Short: "Index a repository (default: the current one) at HEAD, incrementally",
@@ -49,11 +51,17 @@ func newIndexCmd(g *globals) *cobra.Command {
 					repo.Close()
 				}
 			}
+			if len(files) > 0 && opts.Full {
+				return usagef("--file indexes the named files as they are on disk; it cannot be combined with --full")
+			}
 			root, emb, db, err := openForIndexing(ctx, g)
 			if err != nil {
 				return err
 			}
 			defer db.Close()
+			if opts.Paths, err = repoRelative(root, files); err != nil {
+				return err
+			}
 			tty := isatty.IsTerminal(os.Stderr.Fd()) && !g.json
 			if tty {
 				opts.Progress = func(p index.Progress) { printProgress(p) }
@@ -90,6 +98,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	f.BoolVar(&opts.WorkingTree, "working-tree", false, "also index uncommitted changes (marked revision working-tree)")
 	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this")
 	f.IntVar(&opts.Workers, "workers", 0, "parse workers (default: one per core)")
+	f.StringArrayVar(&files, "file", nil, "index just this file as it is on disk (repeatable; a deleted file loses its rows); the rest stays as indexed")
 	f.BoolVar(&opts.AllowSystemDirs, "force", false, "index /, /proc, /sys or /dev anyway (refused by default: device files and the kernel's own files)")
 	return cmd
 }
@@ -120,4 +129,22 @@ func shortRev(rev string) string {
 		return rev[:12]
 	}
 	return rev
+}
+
+// repoRelative turns paths given on the command line (relative to the current
+// directory, or absolute) into paths relative to the repository root.
+func repoRelative(root string, paths []string) ([]string, error) {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, fmt.Errorf("--file %s: %w", p, err)
+		}
+		rel, err := filepath.Rel(root, abs)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+			return nil, usagef("--file %s is not a file inside the repository %s", p, root)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out, nil
 }

@@ -58,6 +58,12 @@ type Options struct {
 	// root, so an index at a past commit (spelunk eval history) never replaces the
 	// user's index of the same repository.
 	StoreAs string
+	// Paths, when set, indexes just these files (slash-separated, relative to
+	// the root) as they are on disk, the rest of the index staying as it is:
+	// what a watcher or an agent's index_file needs after a save. A path gone
+	// from disk (or now ignored) loses its rows. It implies WorkingTree and
+	// leaves the repository's indexed commit alone (see finishRun).
+	Paths []string
 	// Progress, when set, receives snapshots at most every ProgressEvery.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
@@ -150,6 +156,12 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 			return Summary{}, fmt.Errorf("index %s at %s: %w", repo.Root, opts.Revision, err)
 		}
 	}
+	if len(opts.Paths) > 0 && (opts.Full || opts.Revision != "") {
+		return Summary{}, fmt.Errorf("index %s: a run over given paths indexes the files on disk; it cannot be full or at a revision", repo.Root)
+	}
+	if len(opts.Paths) > 0 {
+		opts.WorkingTree = true
+	}
 	if repo.IsGit && repo.Head == "" && !opts.WorkingTree {
 		return Summary{}, fmt.Errorf("index %s: the repository has no commits yet: commit something, or index the working tree with --working-tree", repo.Root)
 	}
@@ -171,6 +183,11 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	}
 	defer lock.release()
 	prog.restart(time.Now()) // rates count from the end of any wait
+	if len(opts.Paths) > 0 && rec.LastIndexedAt == nil {
+		// Never indexed: rows of a few files would pass for the whole
+		// repository, so the first run indexes all of it.
+		opts.Paths = nil
+	}
 	if err := ix.db.RegisterModel(ctx, pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}); err != nil {
 		return sum, err
 	}

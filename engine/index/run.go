@@ -24,7 +24,8 @@ type run struct {
 	sum  Summary
 
 	interrupted bool              // the previous run never finished
-	have        map[string]stored // what the database held before this run
+	have        map[string]stored // what the database held before this run (of opts.Paths, when given)
+	stored      int               // files the database held before this run
 	todo        []target          // files to (re)write
 	deleted     []string          // paths gone from the repository
 	resolver    *importResolver
@@ -56,7 +57,7 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	// On the lock's own session: if that session died, the lock went with it and
 	// another run may be writing, so this run must not mark the index fresh.
-	if err := r.w.finishRun(ctx, r.lock.conn, r.repo.Head, r.repo.Branch, r.opts.WorkingTree, r.ix.emb.Name()); err != nil {
+	if err := r.w.finishRun(ctx, r.lock.conn, r.repo.Head, r.repo.Branch, r.opts.WorkingTree, len(r.opts.Paths) > 0, r.ix.emb.Name()); err != nil {
 		return err
 	}
 	r.prog.phase("done")
@@ -66,6 +67,9 @@ func (r *run) execute(ctx context.Context) error {
 // plan lists the repository, compares it with the database and decides which
 // files to write and which to delete.
 func (r *run) plan(ctx context.Context) error {
+	if len(r.opts.Paths) > 0 {
+		return r.planPaths(ctx)
+	}
 	targets, revision, err := listTargets(ctx, r.repo, r.opts)
 	if err != nil {
 		return err
@@ -74,9 +78,10 @@ func (r *run) plan(ctx context.Context) error {
 	if r.interrupted, err = r.w.beginRun(ctx, r.opts.Full); err != nil {
 		return err
 	}
-	if r.have, err = r.w.storedFiles(ctx); err != nil {
+	if r.have, err = r.w.storedFiles(ctx, nil); err != nil {
 		return err
 	}
+	r.stored = len(r.have)
 	keep := make(map[string]bool, len(targets))
 	for _, t := range targets {
 		keep[t.Path] = true
@@ -155,7 +160,7 @@ func (r *run) load(ctx context.Context) error {
 func (r *run) resolve(ctx context.Context) error {
 	opts, todo, deleted, have, w := r.opts, r.todo, r.deleted, r.have, r.w
 	changed := len(todo) > 0 || len(deleted) > 0 || r.interrupted || opts.Full
-	bulk := opts.Full || len(todo)+len(deleted) > max(len(have)/10, 20)
+	bulk := opts.Full || len(todo)+len(deleted) > max(r.stored/10, 20)
 	if changed && bulk {
 		// Statistics before resolving too: a repository new to a database that
 		// already holds others has no rows in the planner's view, and the edge
@@ -182,7 +187,7 @@ func (r *run) resolve(ctx context.Context) error {
 		// A small change re-resolves only what it can affect; a large one, a first
 		// run or a run after a crash reconsiders every edge.
 		var scope []string
-		if !r.interrupted && !opts.Full && len(have) > 0 && len(todo)+len(deleted) < max(len(have)/5, 50) {
+		if !r.interrupted && !opts.Full && r.stored > 0 && len(todo)+len(deleted) < max(r.stored/5, 50) {
 			scope = make([]string, 0, len(todo)+len(deleted))
 			for _, t := range todo {
 				scope = append(scope, t.Path)

@@ -139,12 +139,18 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 // changes were indexed on top of it: working_tree says so), so staleness is known.
 // It runs on the run lock's session and only while the repository still carries
 // this run's start, so a run that lost its lock cannot mark the index fresh.
-func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch string, workingTree bool, model string) error {
+//
+// A run over given paths (partial) brought only those files up to date: the
+// commit the rest is based on stays, and working_tree records that rows of
+// uncommitted content may now be present. (A repository never indexed gets a
+// whole run instead: see Index.)
+func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch string, workingTree, partial bool, model string) error {
 	tag, err := lock.Exec(ctx, `
 		UPDATE repositories SET indexing_started = NULL, last_indexed_at = now(),
-			last_commit = NULLIF($2, ''), working_tree = $3, embedding_model = $4,
+			last_commit = CASE WHEN $7 THEN last_commit ELSE NULLIF($2, '') END,
+			working_tree = $3, embedding_model = $4,
 			default_branch = COALESCE(NULLIF($5, ''), default_branch)
-		WHERE id = $1 AND indexing_started = $6`, w.repoID, head, workingTree, model, branch, w.started)
+		WHERE id = $1 AND indexing_started = $6`, w.repoID, head, workingTree, model, branch, w.started, partial)
 	if err != nil {
 		return fmt.Errorf("finish indexing run: %w", err)
 	}
@@ -154,8 +160,10 @@ func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch
 	return nil
 }
 
-func (w *writer) storedFiles(ctx context.Context) (map[string]stored, error) {
-	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status FROM files WHERE repository_id = $1`, w.repoID)
+// storedFiles lists the stored files of paths, or every stored file for nil.
+func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]stored, error) {
+	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status FROM files
+		WHERE repository_id = $1 AND ($2::text[] IS NULL OR path = ANY ($2))`, w.repoID, paths)
 	if err != nil {
 		return nil, fmt.Errorf("list indexed files: %w", err)
 	}

@@ -503,7 +503,7 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 	s.indexMu.Lock()
 	// NoWait: an agent is better told "busy, try again" than held for the minutes
 	// another process's full index can take.
-	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{WorkingTree: true, NoWait: true})
+	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{Paths: []string{p}, NoWait: true})
 	s.indexMu.Unlock()
 	if err != nil {
 		return out, fmt.Errorf("index_file %s: %w", p, err)

@@ -320,9 +320,15 @@ func TestCodeTools(t *testing.T) {
 
 	t.Run("index_file", func(t *testing.T) {
 		writeFile(t, e.root, "billing/fresh.go", "package billing\n\n// FreshlyWritten is new in the working tree.\nfunc FreshlyWritten() int { return 42 }\n")
+		// Another file written meanwhile is not index_file's business: only the
+		// named file is read and written.
+		writeFile(t, e.root, "billing/unnamed.go", "package billing\n\nfunc NotNamed() {}\n")
 		out := call[mcpserver.IndexFileOut](t, cs, "index_file", map[string]any{"path": "billing/fresh.go"})
-		if out.Revision != "working-tree" || len(out.Symbols) == 0 {
+		if out.Revision != "working-tree" || len(out.Symbols) == 0 || out.FilesIndexed != 1 {
 			t.Fatalf("index_file: %+v", out)
+		}
+		if got := call[mcpserver.SymbolsOut](t, cs, "search_symbols", map[string]any{"query": "NotNamed"}); len(got.Symbols) != 0 {
+			t.Errorf("index_file indexed a file it was not given: %+v", got.Symbols)
 		}
 		found := call[mcpserver.SymbolsOut](t, cs, "search_symbols", map[string]any{"query": "FreshlyWritten"})
 		if len(found.Symbols) != 1 || found.Symbols[0].Revision != "working-tree" {

@@ -21,7 +21,9 @@ func TestGraphFieldWriters(t *testing.T) {
 	d.WaitFor("results", func() bool { r, ok := m.Search().Selected(); return ok && r.Name == "Limiter" && r.Kind == "struct" })
 	d.Keys("c")
 	rows := func() string { return strings.Join(m.Graph().Rows(), "\n") }
-	d.WaitFor("graph", func() bool { return m.Active() == event.Graph && !m.Graph().Loading() && strings.Contains(rows(), "fields") })
+	d.WaitFor("graph", func() bool {
+		return m.Active() == event.Graph && !m.Graph().Loading() && strings.Contains(rows(), "fields")
+	})
 	// moveTo walks the cursor down to the first row containing text, expanding it.
 	moveTo := func(text string) {
 		t.Helper()
