@@ -82,6 +82,35 @@ const notDecided = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)`
 // rewriting the file defining it reconsiders the edge.
 const typeBase = `regexp_replace(split_part(e.target_type, '#', 1), '^(\(\))?(.*\.)?', '')`
 
+// typeBaseX is typeBase of edge x, as migration 0006 indexes it.
+const typeBaseX = `regexp_replace(split_part(x.target_type, '#', 1), '^(\(\))?(.*\.)?', '')`
+
+// affectedResolved and affectedUnresolved gather the ids of the edges an
+// incremental run may have to decide again, one indexed lookup per reason
+// (migration 0006; per name, through LATERAL: a hash join over the names
+// recomputed the type expression on every typed edge), so the steps below
+// filter a handful of rows instead of
+// scanning every edge; a full pass (res_scope empty) takes them all. The
+// steps then test the same reasons again, exactly.
+const affectedResolved = `
+	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone)
+	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
+	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
+	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone)
+	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_type <> '' AND ` + typeBaseX + ` = n.name) x
+	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+
+const affectedUnresolved = `
+	SELECT x.id FROM edges x WHERE x.repository_id = $1
+	      AND x.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1 AND sf.path IN (SELECT path FROM res_scope))
+	UNION SELECT id FROM res_dangling
+	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x
+	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_type <> '' AND ` + typeBaseX + ` = n.name) x
+	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
@@ -98,13 +127,8 @@ var collectSteps = []struct{ name, sql string }{
 		d AS (
 			UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
 			FROM gone
-			WHERE e.repository_id = $1 AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
-			  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR e.target_id IN (SELECT id FROM res_gone)
-			       -- a name defined more or fewer times than before may now resolve
-			       -- elsewhere, or no longer be unique: decide those edges again
-			       OR e.target_name IN (SELECT name FROM res_changed_names)
-			       OR e.candidates && gone.ids
-			       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names)))
+			WHERE e.repository_id = $1 AND e.id IN (` + affectedResolved + `)
+			  AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 			  AND (e.target_name IN (SELECT name FROM res_changed_names)
 			       OR e.candidates && gone.ids
 			       -- the qualifier's type (its methods, embeds, bases) was rewritten
@@ -128,11 +152,8 @@ var collectSteps = []struct{ name, sql string }{
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
-		WHERE e.repository_id = $1 AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
-		  -- An incremental run only looks at the edges its changes can affect: those
-		  -- of the files it wrote, those whose target it deleted, those naming
-		  -- something the written files define, or typed by a type they define.
-		  -- (res_scope is empty for a full pass.)
+		WHERE e.repository_id = $1 AND e.id IN (` + affectedUnresolved + `)
+		  AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
 		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
 		                        AND sf.path IN (SELECT path FROM res_scope))
