@@ -313,18 +313,7 @@ func (h *jsHandler) handle(x *extractor, m *match) {
 	case "import":
 		h.importStatement(x, n)
 	case "import.require":
-		imp := Import{Path: stringValue(x, m.key), Line: x.lineOf(int(n.StartByte()))}
-		if x.kind(n) == "import_require_clause" {
-			for _, ch := range x.named(n) {
-				if x.kind(&ch) == "identifier" {
-					imp.Alias = x.text(&ch)
-					break
-				}
-			}
-		} else {
-			h.requireBinding(x, n, &imp)
-		}
-		x.addImport(imp, int(n.StartByte()))
+		h.requireImport(x, m)
 	case "import.dynamic":
 		imp := Import{Path: stringValue(x, m.key), Line: x.lineOf(int(n.StartByte()))}
 		x.addImport(imp, int(n.StartByte()))

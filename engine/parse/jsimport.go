@@ -28,6 +28,23 @@ func isRequire(x *extractor, v *sitter.Node) bool {
 	return false
 }
 
+// requireImport records require('x') or TypeScript's import x = require('x').
+func (h *jsHandler) requireImport(x *extractor, m *match) {
+	n := &m.node
+	imp := Import{Path: stringValue(x, m.key), Line: x.lineOf(int(n.StartByte()))}
+	if x.kind(n) == "import_require_clause" {
+		for _, ch := range x.named(n) {
+			if x.kind(&ch) == "identifier" {
+				imp.Alias = x.text(&ch)
+				break
+			}
+		}
+	} else {
+		h.requireBinding(x, n, &imp)
+	}
+	x.addImport(imp, int(n.StartByte()))
+}
+
 func (h *jsHandler) importStatement(x *extractor, n *sitter.Node) {
 	src := field(n, "source")
 	if src == nil {
