@@ -139,6 +139,10 @@ func (h *jsHandler) baseName(x *extractor) string {
 func (h *jsHandler) handle(x *extractor, m *match) {
 	n := &m.node
 	h.types.sync(x)
+	if strings.HasPrefix(m.tag, "access.") {
+		h.accessMatch(x, m)
+		return
+	}
 	if strings.HasPrefix(m.tag, "scope.") || strings.HasPrefix(m.tag, "bind.") {
 		h.typeMatch(x, m)
 		return
@@ -530,13 +534,16 @@ func (h *jsHandler) export(name string) {
 	h.exported[name] = true
 }
 
-// finish resolves the qualifier types of calls (jstypes.go), marks the
-// top-level definitions exported by name elsewhere, then
-// the members of exported classes and the functions assigned to properties
-// of exported objects (res.send when module.exports = res).
+// finish settles field accesses (jsfields.go), resolves the qualifier types
+// of calls and accesses (jstypes.go), records class fields, marks the
+// top-level definitions exported by name elsewhere, then the members of
+// exported classes and the functions assigned to properties of exported
+// objects (res.send when module.exports = res).
 func (h *jsHandler) finish(x *extractor) {
 	h.types.ctor, h.types.blocks, h.types.lang = "constructor", jsBlocks, h
+	h.settleAccesses(x)
 	h.types.resolve(x)
+	h.classFields(x)
 	if len(h.exported) == 0 {
 		return
 	}

@@ -161,7 +161,7 @@ func (h *jsHandler) bindParams(x *extractor, n *sitter.Node) {
 			if p.NamedChildCount() > 1 {
 				for _, ch := range x.named(&p) {
 					if k := x.kind(&ch); k == "accessibility_modifier" || k == "readonly" || k == "override_modifier" {
-						h.types.addAttr(tattr{name: b.name, typ: b.typ, at: b.at, explicit: ann != nil, ctor: true})
+						h.types.addAttr(tattr{name: b.name, typ: b.typ, at: b.at, explicit: ann != nil, ctor: true, node: p})
 						break
 					}
 				}

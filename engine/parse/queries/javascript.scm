@@ -130,3 +130,16 @@
 (assignment_expression left: (member_expression object: (this) property: (_) @name)) @bind.attr
 (for_in_statement left: (_) @name) @bind.for
 (catch_clause parameter: (_) @name) @bind.untyped
+
+; Field accesses (jsfields.go): every o.p is a read unless it is called,
+; constructed or written; write targets are matched on their own. A
+; function assigned to a property is a definition, not a write. Each match
+; costs: targets that cannot be fields (i++) are not matched.
+(member_expression property: (_) @name) @access.member
+(assignment_expression
+  left: (member_expression object: (_) @qualifier property: (_) @name)
+  right: (_) @value) @access.assign
+(assignment_expression left: [(subscript_expression) (array_pattern) (object_pattern)] @value) @access.write
+(augmented_assignment_expression left: [(member_expression) (subscript_expression)] @value) @access.write
+(update_expression argument: [(member_expression) (subscript_expression)] @value) @access.write
+(unary_expression operator: "delete" argument: [(member_expression) (subscript_expression)] @value) @access.write
