@@ -125,36 +125,33 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 		}
 		// Symbols deleted since they were queued (by a concurrent run) are skipped:
 		// their rows are gone, and a vector for them would fail the foreign key.
-		if _, err := tx.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND model = $2 AND symbol_id = ANY ($3)`,
-			e.repoID, model, ids); err != nil {
-			return err
-		}
-		var live []int64
-		r, err := tx.Query(ctx, `SELECT id FROM symbols WHERE repository_id = $1 AND id = ANY ($2) FOR UPDATE`, e.repoID, ids)
+		// So are symbols rewritten since (a rewrite keeps the id of the symbol it
+		// replaces): the vector is of the old content.
+		r, err := tx.Query(ctx, `SELECT id, content_hash FROM symbols WHERE repository_id = $1 AND id = ANY ($2) FOR UPDATE`, e.repoID, ids)
 		if err != nil {
 			return err
 		}
-		if live, err = pgx.CollectRows(r, pgx.RowTo[int64]); err != nil {
+		live := map[int64]string{}
+		var id int64
+		var hash string
+		if _, err := pgx.ForEachRow(r, []any{&id, &hash}, func() error { live[id] = hash; return nil }); err != nil {
 			return err
 		}
-		if len(live) < len(rows) {
-			keep := map[int64]bool{}
-			for _, id := range live {
-				keep[id] = true
+		kept, keptIDs := rows[:0], ids[:0]
+		for i, row := range rows {
+			if h, ok := live[syms[i].id]; ok && h == syms[i].hash {
+				kept, keptIDs = append(kept, row), append(keptIDs, syms[i].id)
 			}
-			kept := rows[:0]
-			for _, row := range rows {
-				if keep[row[1].(int64)] {
-					kept = append(kept, row)
-				}
-			}
-			rows = kept
 		}
-		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, rows); err != nil {
+		if _, err := tx.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND model = $2 AND symbol_id = ANY ($3)`,
+			e.repoID, model, keptIDs); err != nil {
+			return err
+		}
+		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, kept); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'
-			WHERE repository_id = $1 AND id = ANY($2)`, e.repoID, ids)
+			WHERE repository_id = $1 AND id = ANY($2)`, e.repoID, keptIDs)
 		return err
 	})
 	if err != nil {

@@ -35,6 +35,30 @@ func accessEdges(t testing.TB, db *pg.DB, kind, path, source, name string) []cal
 }
 
 var fieldsFixture = map[string]string{
+	"py/bank.py": `class Account:
+    rate: float = 0.1
+
+    def __init__(self):
+        self.balance = 0
+
+    def deposit(self, n):
+        self.balance += n
+
+class Savings(Account):
+    def add(self):
+        self.balance = self.balance * (1 + self.rate)
+
+def peek(a: Account):
+    return a.balance
+`,
+	"ts/bank.ts": `export class Account {
+  private balance = 0;
+  constructor(public owner: string) {}
+  deposit(n: number) { this.balance += n; }
+  name() { return this.owner; }
+}
+function rename(a: Account) { a.owner = "x"; }
+`,
 	"go/bank/account.go": `package bank
 
 type Account struct {
@@ -104,6 +128,13 @@ func TestFieldAccessEdges(t *testing.T) {
 		{"writes", "go/bank/use.go", "bank.Reset", "lines", []callEdge{{"bank.Reset", "Log.lines", "exact", []string{}}}},
 		{"reads", "go/bank/use.go", "bank.Guess", "balance", []callEdge{{"bank.Guess", "Account.balance", "ambiguous", []string{"Account.balance", "Other.balance"}}}},
 		{"reads", "go/bank/use.go", "bank.Ext", "Method", []callEdge{{"bank.Ext", "", "unresolved", []string{}}}},
+		{"writes", "py/bank.py", "Account.deposit", "balance", []callEdge{{"Account.deposit", "Account.balance", "exact", []string{}}}},
+		{"writes", "py/bank.py", "Savings.add", "balance", []callEdge{{"Savings.add", "Account.balance", "inferred", []string{}}}},
+		{"reads", "py/bank.py", "Savings.add", "rate", []callEdge{{"Savings.add", "Account.rate", "inferred", []string{}}}},
+		{"reads", "py/bank.py", "peek", "balance", []callEdge{{"peek", "Account.balance", "exact", []string{}}}},
+		{"writes", "ts/bank.ts", "Account.deposit", "balance", []callEdge{{"Account.deposit", "Account.balance", "exact", []string{}}}},
+		{"reads", "ts/bank.ts", "Account.name", "owner", []callEdge{{"Account.name", "Account.owner", "exact", []string{}}}},
+		{"writes", "ts/bank.ts", "rename", "owner", []callEdge{{"rename", "Account.owner", "exact", []string{}}}},
 	}
 	// A call through a field of a struct declared in another file resolves by
 	// the field's type; through an external type's field it is external.

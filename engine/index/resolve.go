@@ -95,6 +95,8 @@ const typeBaseX = `regexp_replace(split_part(x.target_type, '#', 1), '^(\(\))?(.
 const affectedResolved = `
 	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone)
 	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
+	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NOT NULL) x
 	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
 	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone)
 	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
@@ -115,13 +117,6 @@ const affectedUnresolved = `
 // planner joins on equality keys with hashes instead of guessing from stale
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
 var collectSteps = []struct{ name, sql string }{
-	{"names the written files define", `
-		CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS
-		SELECT DISTINCT n.name
-		FROM symbols s
-		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
-		WHERE s.repository_id = $1 AND f.path IN (SELECT path FROM res_scope)`},
 	{"forget dangling and affected targets", `
 		WITH gone AS (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone),
 		d AS (
@@ -130,6 +125,8 @@ var collectSteps = []struct{ name, sql string }{
 			WHERE e.repository_id = $1 AND e.id IN (` + affectedResolved + `)
 			  AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 			  AND (e.target_name IN (SELECT name FROM res_changed_names)
+			       -- a definition of that name was added, removed, changed or moved
+			       OR e.target_name IN (SELECT name FROM res_scope_names)
 			       OR e.candidates && gone.ids
 			       -- the qualifier's type (its methods, embeds, bases) was rewritten
 			       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names))
@@ -217,6 +214,12 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		}
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_changed_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
 			w.changedNames()); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
+		// The names of the definitions the run added, removed or changed (ids.go):
+		// the edges naming them, or typed by them, may resolve differently.
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
+			w.changedDefinitions()); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		if _, err := tx.Exec(ctx, `ANALYZE res_scope, res_gone, res_changed_names`); err != nil {

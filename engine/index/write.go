@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -29,12 +30,16 @@ type writer struct {
 	// (a full run re-embeds everything once, as from scratch).
 	reuseSince time.Time
 
-	mu   sync.Mutex // guards gone and names: several writers run at once
+	mu   sync.Mutex // guards gone, names and defNames: several writers run at once
 	gone []int64    // symbols deleted by this run (their callers need resolving again)
 	// names counts, per definition name, definitions added minus removed by this
 	// run: where it is not zero, which definition a call by that name resolves to
 	// may have changed anywhere in the repository.
 	names map[string]int
+	// defNames are the names of the definitions this run added, removed or
+	// changed in a way resolution can see (ids.go): the edges naming them, or
+	// typed by them, are decided again.
+	defNames map[string]bool
 }
 
 // countName records a definition added (+1) or removed (-1).
@@ -67,39 +72,71 @@ func (w *writer) changedNames() []string {
 	return out
 }
 
-// forget records the ids of the symbols about to be deleted with the files at paths.
+// forget reads the stored symbols of the files at paths, about to be deleted
+// with them, by path, and deletes their postings. Their names count as
+// removed; which ids are gone for good is the caller's to say (markGone): a
+// rewrite gives most of them to the symbols that replace them (ids.go).
 func (w *writer) forget(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, paths []string) error {
-	rows, err := q.Query(ctx, `SELECT s.id, s.kind, s.name, s.aliases FROM symbols s
+}, paths []string) (map[string][]oldSymbol, error) {
+	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
+			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line
+		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		WHERE s.repository_id = $1 AND f.path = ANY ($2)`, w.repoID, paths)
+		WHERE s.repository_id = $1 AND f.path = ANY ($2)
+		ORDER BY s.id`, w.repoID, paths)
 	if err != nil {
-		return fmt.Errorf("list replaced symbols: %w", err)
+		return nil, fmt.Errorf("list replaced symbols: %w", err)
 	}
+	out := map[string][]oldSymbol{}
 	var ids []int64
-	var id int64
-	var kind, name string
-	var aliases []string
-	_, err = pgx.ForEachRow(rows, []any{&id, &kind, &name, &aliases}, func() error {
-		ids = append(ids, id)
-		w.countName(kind, name, aliases, -1)
+	var path string
+	var o oldSymbol
+	_, err = pgx.ForEachRow(rows, []any{&path, &o.id, &o.kind, &o.name, &o.qname, &o.aliases, &o.sig,
+		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine}, func() error {
+		ids = append(ids, o.id)
+		w.countName(o.kind, o.name, o.aliases, -1)
+		out[path] = append(out[path], o)
+		o = oldSymbol{}
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("list replaced symbols: %w", err)
+		return nil, fmt.Errorf("list replaced symbols: %w", err)
 	}
 	if len(ids) > 0 {
 		// Postings have no foreign key (see migration 0003): they go explicitly.
 		if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)`, w.repoID, ids); err != nil {
-			return fmt.Errorf("delete replaced postings: %w", err)
+			return nil, fmt.Errorf("delete replaced postings: %w", err)
 		}
 	}
+	return out, nil
+}
+
+// markGone records symbols deleted for good (their callers need resolving
+// again) and the names whose resolution may have changed.
+func (w *writer) markGone(gone []int64, names []string) {
 	w.mu.Lock()
-	w.gone = append(w.gone, ids...)
-	w.mu.Unlock()
-	return nil
+	defer w.mu.Unlock()
+	w.gone = append(w.gone, gone...)
+	if w.defNames == nil {
+		w.defNames = map[string]bool{}
+	}
+	for _, n := range names {
+		w.defNames[n] = true
+	}
+}
+
+// changedDefinitions are the names markGone recorded, sorted.
+func (w *writer) changedDefinitions() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.defNames))
+	for n := range w.defNames {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // beginRun marks a run as started. It reports whether the previous run was
@@ -183,8 +220,13 @@ func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]st
 // deleteFiles removes files gone from the repository; their symbols, edges and
 // vectors go with them (ON DELETE CASCADE).
 func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
-	if err := w.forget(ctx, w.db.Pool, paths); err != nil {
+	old, err := w.forget(ctx, w.db.Pool, paths)
+	if err != nil {
 		return err
+	}
+	for _, syms := range old {
+		_, gone, names := matchIDs(syms, nil)
+		w.markGone(gone, names)
 	}
 	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
@@ -199,7 +241,6 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 	var pending []pendingSymbol
 	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
-		nSyms := 0
 		var hashes []string
 		paths := make([]string, len(batch))
 		for i, p := range batch {
@@ -212,10 +253,6 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 				}
 				hashes = append(hashes, contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body))))
 			}
-			nSyms += len(p.symbols())
-			if p.file != nil {
-				nSyms += len(p.file.Fields)
-			}
 		}
 		reuse, err := w.reusableVectors(ctx, tx, hashes)
 		if err != nil {
@@ -224,7 +261,8 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		// The ids are recorded before the delete commits; if this transaction rolls
 		// back they name symbols that still exist, which only makes the resolver
 		// look at a few more edges.
-		if err := w.forget(ctx, tx, paths); err != nil {
+		old, err := w.forget(ctx, tx, paths)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
@@ -234,20 +272,13 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
-		symIDs, err := allocIDs(ctx, tx, "symbols", nSyms)
+		ids, err := w.symbolIDs(ctx, tx, batch, old)
 		if err != nil {
 			return err
 		}
-
 		var rows fileRows
-		next := 0
 		for i, p := range batch {
-			n := 0
-			if p.file != nil {
-				n = len(p.file.Symbols) + len(p.file.Fields)
-			}
-			rows.add(w, p, fileIDs[i], symIDs[next:next+n], reuse)
-			next += n
+			rows.add(w, p, fileIDs[i], ids[i], reuse)
 		}
 		pending = append(pending, rows.pending...)
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
@@ -278,6 +309,39 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		return nil, fmt.Errorf("write %d files (first %s): %w", len(batch), batch[0].Path, err)
 	}
 	return pending, nil
+}
+
+// symbolIDs gives each file's new symbols (chunks, then fields) the ids of the
+// stored ones they replace and fresh ids for the rest (ids.go).
+func (w *writer) symbolIDs(ctx context.Context, tx pgx.Tx, batch []parsed, old map[string][]oldSymbol) ([][]int64, error) {
+	out := make([][]int64, len(batch))
+	fresh := 0
+	for i, p := range batch {
+		var news []newSymbol
+		if p.file != nil {
+			news = newSymbols(p.file)
+		}
+		ids, gone, names := matchIDs(old[p.Path], news)
+		w.markGone(gone, names)
+		for _, id := range ids {
+			if id == 0 {
+				fresh++
+			}
+		}
+		out[i] = ids
+	}
+	allocated, err := allocIDs(ctx, tx, "symbols", fresh)
+	if err != nil {
+		return nil, err
+	}
+	for _, ids := range out {
+		for j := range ids {
+			if ids[j] == 0 {
+				ids[j], allocated = allocated[0], allocated[1:]
+			}
+		}
+	}
+	return out, nil
 }
 
 // reusableVectors fetches this model's vectors for content hashes already embedded

@@ -99,7 +99,17 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	if err != nil {
 		return err
 	}
-	defer g.putParser(p)
+	// A parse that timed out can leave the parser flagged as cancelled, which
+	// Reset does not clear: the next parse with it would abort the process. Such
+	// a parser is freed, not pooled.
+	spoiled := false
+	defer func() {
+		if spoiled {
+			p.Close()
+		} else {
+			g.putParser(p)
+		}
+	}()
 	// Error recovery can make tree-sitter slow on pathological input; bound
 	// it. (SetTimeoutMicros is deprecated in go-tree-sitter in favour of a
 	// progress callback, which would cost a cgo callback every hundred
@@ -108,6 +118,7 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	p.SetTimeoutMicros(uint64(parseTimeout(len(c.src)).Microseconds()))
 	tree := p.Parse(c.src, nil)
 	if tree == nil {
+		spoiled = true
 		f.Notes = append(f.Notes, "parse timed out: chunked as plain text")
 		c.textBlocks(f)
 		f.Language = lang
@@ -132,7 +143,7 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	}
 	x.runQuery()
 	if root.HasError() {
-		trees := x.recoverAfterErrors(p)
+		trees := x.recoverAfterErrors(p, &spoiled)
 		defer func() {
 			for _, t := range trees {
 				t.Close()

@@ -27,7 +27,7 @@ const maxResyncs = 8
 // is parsed again with the statement blanked out (same byte offsets, same
 // lines), and everything found from that line on comes from the new tree.
 // The returned trees must stay open until the extractor is done.
-func (x *extractor) recoverAfterErrors(p *sitter.Parser) []*sitter.Tree {
+func (x *extractor) recoverAfterErrors(p *sitter.Parser, spoiled *bool) []*sitter.Tree {
 	var trees []*sitter.Tree
 	var masked []byte
 	after := 0
@@ -89,6 +89,7 @@ func (x *extractor) recoverAfterErrors(p *sitter.Parser) []*sitter.Tree {
 		}
 		t := p.Parse(masked, nil)
 		if t == nil {
+			*spoiled = true // timed out: see parseCode
 			break
 		}
 		trees = append(trees, t)
