@@ -80,9 +80,19 @@ func newIndexCmd(g *globals) *cobra.Command {
 			for _, n := range sum.Notes {
 				fmt.Fprintln(os.Stderr, "note:", n)
 			}
+			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.FilesSkipped == 0 && sum.Embedded == 0 && len(opts.Paths) > 0 {
+				fmt.Printf("%s: nothing changed in the %d files given\n", sum.Repository, len(opts.Paths))
+				return nil
+			}
 			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.FilesSkipped == 0 && sum.Embedded == 0 {
 				fmt.Printf("%s: nothing changed at %s (%d files, %d symbols, %d edges)\n",
 					sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.Symbols, sum.Edges)
+				return nil
+			}
+			if len(opts.Paths) > 0 {
+				fmt.Printf("%s: %d of %d files indexed, %d unchanged, %d deleted, %d skipped, %d embedded in %s\n",
+					sum.Repository, sum.FilesIndexed, len(opts.Paths), sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped,
+					sum.Embedded, (time.Duration(sum.DurationMS) * time.Millisecond).String())
 				return nil
 			}
 			fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",

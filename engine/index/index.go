@@ -109,7 +109,7 @@ type Summary struct {
 	FilesUnchanged   int      `json:"files_unchanged"`
 	FilesDeleted     int      `json:"files_deleted"`
 	FilesSkipped     int      `json:"files_skipped"`
-	Symbols          int      `json:"symbols"`
+	Symbols          int      `json:"symbols"` // repository totals; 0 after a run over given paths
 	Edges            int      `json:"edges"`
 	Embedded         int      `json:"embedded"`
 	PendingEmbedding int      `json:"pending_embedding"`

@@ -43,11 +43,15 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.resolve(ctx); err != nil {
 		return err
 	}
-	counts, err := r.w.counts(ctx)
-	if err != nil {
-		return err
+	// The repository's totals cost a count over every edge: a run over a few
+	// paths (a save, index_file) leaves them out.
+	if len(r.opts.Paths) == 0 {
+		counts, err := r.w.counts(ctx)
+		if err != nil {
+			return err
+		}
+		r.sum.Symbols, r.sum.Edges, r.sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
 	}
-	r.sum.Symbols, r.sum.Edges, r.sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
 	p := r.prog.snapshot()
 	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
 	r.sum.FilesSkipped = p.FilesSkipped
