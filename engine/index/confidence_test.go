@@ -308,7 +308,7 @@ func TestProductionCallsSkipTestDefinitions(t *testing.T) {
 	repo := gitRepo(t, map[string]string{
 		"go.mod":        "module example.com/m\n\ngo 1.22\n",
 		"cmd.go":        "package m\n\ntype Command struct{ Commands []*Command }\n\nfunc (c *Command) Names() []string { return nil }\n",
-		"walk.go":       "package m\n\n// Walk ranges over a field declared in another file: its element type is not known here.\nfunc Walk(c *Command) {\n\tfor _, ch := range c.Commands {\n\t\tch.Names()\n\t}\n}\n",
+		"walk.go":       "package m\n\n// Walk calls through a func value's result: its type is not known here.\nfunc Walk(get func() interface{ Names() []string }) {\n\tch := get()\n\tch.Names()\n}\n",
 		"flag.go":       "package m\n\ntype Flag struct{}\n\nfunc (f *Flag) Names() []string { return nil }\n",
 		"cmd_test.go":   "package m\n\ntype fakeFlag struct{}\n\nfunc (f *fakeFlag) Names() []string { return nil }\n",
 		"lib/a.js":      "export function helper() { return 1 }\n",

@@ -87,6 +87,8 @@ func (DB) Query() {}
 type Cache struct{}
 
 func (Cache) Query() {}
+
+type Registry struct{ dbs []*DB }
 `,
 	"go/bank/use.go": `package bank
 
@@ -105,6 +107,12 @@ func Ext(r *http.Request) string { return r.Method }
 func Q(s *Store) { s.db.Query() }
 
 func H(r *http.Request) string { return r.Header.Get("x") }
+
+func All(r *Registry) {
+	for _, d := range r.dbs {
+		d.Query()
+	}
+}
 `,
 }
 
@@ -144,6 +152,8 @@ func TestFieldAccessEdges(t *testing.T) {
 	}{
 		{"calls", "go/bank/use.go", "bank.Q", "Query", []callEdge{{"bank.Q", "DB.Query", "exact", []string{}}}},
 		{"calls", "go/bank/use.go", "bank.H", "Get", []callEdge{{"bank.H", "", "unresolved", []string{}}}},
+		// Ranging over a slice field of a struct declared in another file.
+		{"calls", "go/bank/use.go", "bank.All", "Query", []callEdge{{"bank.All", "DB.Query", "exact", []string{}}}},
 	}...)
 	for _, c := range cases {
 		got := accessEdges(t, db, c.kind, c.path, c.source, c.name)

@@ -165,19 +165,25 @@ var typedSteps = []struct{ name, sql string }{
 		ON CONFLICT DO NOTHING`},
 }
 
-// fieldTypes replaces "T#f..." by the type of field f of T (symbols.result_type),
+// fieldTypes replaces "T#f..." by the type of field f of T (symbols.result_type;
+// "T#f[]" by the element type of a slice, array or map field),
 // T located from the edge's file as a call result's F is, and continues from
 // the field's file. A field of no known type leaves "" (the name steps decide).
 const fieldTypes = `
 		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
 		FROM (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
-			SELECT r.edge_id, coalesce(s.result_type, '') || r.rest AS t,
+			SELECT r.edge_id, CASE WHEN ft.t = '' THEN '' ELSE ft.t || r.rest END AS t,
 			       s.file_id, f.dir, f.path, s.start_line, s.kind, s.qualified_name, ` + inScope + ` AS rnk
-			FROM (SELECT edge_id, language, ctx_file, ctx_dir, split_part(t, '#', 1) AS t, split_part(t, '#', 2) AS field,
+			FROM (SELECT edge_id, language, ctx_file, ctx_dir, split_part(t, '#', 1) AS t,
+			             regexp_replace(split_part(t, '#', 2), '\[\]$', '') AS field, split_part(t, '#', 2) LIKE '%[]' AS elem,
 			             CASE WHEN t LIKE '%#%#%' THEN '#' || substr(t, length(split_part(t, '#', 1)) + length(split_part(t, '#', 2)) + 3) ELSE '' END AS rest
 			      FROM res_typed WHERE t LIKE '%#%' AND t NOT LIKE '()%') r
 			` + splitType + `
 			JOIN symbols s ON s.repository_id = $1 AND s.kind = 'field' AND s.name = r.field AND s.receiver = n.tname
+			-- "[]E" (a slice, array or map field) gives E to a range (f[]), nothing else
+			CROSS JOIN LATERAL (SELECT CASE WHEN r.elem AND s.result_type LIKE '[]%' THEN substr(s.result_type, 3)
+			                                WHEN NOT r.elem AND s.result_type NOT LIKE '[]%' THEN coalesce(s.result_type, '')
+			                                ELSE '' END AS t) ft
 			JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
 		      WHERE c.rnk IS NOT NULL
 		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x

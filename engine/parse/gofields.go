@@ -24,7 +24,7 @@ func (h *goHandler) structFields(x *extractor, d *def, t *sitter.Node) {
 			if x.kind(&fd) != "field_declaration" {
 				continue
 			}
-			ty := h.types.namedType(x, goField(&fd, "type"))
+			ty := h.types.fieldTypeName(x, goField(&fd, "type"))
 			start, end := int(fd.StartByte()), int(fd.EndByte())
 			names := x.fieldChildren(&fd, "name")
 			if len(names) == 0 && ty != "" {

@@ -154,7 +154,16 @@ func (t *goTypes) decl(x *extractor, d *goDeclNode, want map[string]bool) {
 		if left == nil || right == nil || !strings.Contains(x.s[left.EndByte():right.StartByte()], ":=") {
 			return
 		}
-		t.tuple(x, goNamed(x, left), n, nil, nil, want)
+		names := goNamed(x, left)
+		if d.tag == "local.range" && len(names) == 2 {
+			// for _, v := range xs: v is an element (or map value) of xs.
+			t.tuple(x, names[:1], n, nil, nil, want)
+			if sc := t.scopeOf(x, n); want[x.text(&names[1])] && sc != nil && x.kind(sc) != "source_file" {
+				t.add(x, &names[1], &goVar{start: int(n.EndByte()), end: int(sc.EndByte()), elemOf: right}, want)
+			}
+			return
+		}
+		t.tuple(x, names, n, nil, nil, want)
 	case "local.tswitch":
 		t.typeSwitch(x, n, want)
 	}
@@ -220,6 +229,9 @@ func (t *goTypes) add(x *extractor, name *sitter.Node, v *goVar, want map[string
 		return false
 	}
 	t.vars[s] = append(t.vars[s], v)
+	if v.elemOf != nil {
+		t.want(x, v.elemOf, want)
+	}
 	if v.val != nil {
 		t.want(x, v.val, want)
 	}
@@ -354,6 +366,8 @@ func (t *goTypes) varType(x *extractor, v *goVar, depth int) string {
 		v.res = t.namedType(x, v.typ)
 	case v.val != nil:
 		v.res = t.exprType(x, v.val, depth+1)
+	case v.elemOf != nil:
+		v.res = t.rangeElem(x, v.elemOf, depth+1)
 	}
 	v.busy, v.done = false, true
 	return v.res
@@ -392,6 +406,45 @@ func (t *goTypes) exprType(x *extractor, e *sitter.Node, depth int) string {
 		return base + "#" + field
 	case "call_expression":
 		return t.callType(x, e)
+	}
+	return ""
+}
+
+// rangeElem is the type of the elements of range expression e: of a name
+// declared as a slice, array or map, or of a struct field (of a struct in
+// this file, or "T#f[]" for the indexer to look up).
+func (t *goTypes) rangeElem(x *extractor, e *sitter.Node, depth int) string {
+	if depth > maxTypeDepth {
+		return ""
+	}
+	switch x.kind(e) {
+	case "identifier":
+		v, _ := t.lookup(x.text(e), int(e.StartByte()))
+		if v == nil || v.untyped {
+			return ""
+		}
+		if v.typ != nil {
+			return t.elemTypeOf(x, v.typ)
+		}
+		if v.val != nil && x.kind(v.val) == "composite_literal" {
+			return t.elemTypeOf(x, goField(v.val, "type"))
+		}
+	case "parenthesized_expression":
+		return t.rangeElem(x, e.NamedChild(0), depth+1)
+	case "selector_expression":
+		base := t.exprType(x, goField(e, "operand"), depth+1)
+		if base == "" || strings.HasPrefix(base, "()") {
+			return ""
+		}
+		field := x.text(goField(e, "field"))
+		if _, local := t.structs[base]; local {
+			t.structField(x, base, field) // fills fieldTy
+			if ty, ok := t.fieldTy[base][field]; ok {
+				return t.elemTypeOf(x, &ty)
+			}
+			return ""
+		}
+		return base + "#" + field + "[]"
 	}
 	return ""
 }

@@ -36,7 +36,7 @@ func loadGoFields(g *grammar) {
 		goFields.ids = map[string]uint16{}
 		for _, f := range []string{"name", "type", "value", "left", "right", "alias", "operand",
 			"field", "function", "arguments", "operator", "result", "type_parameters", "type_arguments",
-			"package", "receiver", "parameters"} {
+			"package", "receiver", "parameters", "element", "key"} {
 			goFields.ids[f] = g.ts.FieldIdForName(f)
 		}
 	})
@@ -47,6 +47,7 @@ type goVar struct {
 	start, end int          // visible in [start, end)
 	typ        *sitter.Node // the declared type, or nil
 	val        *sitter.Node // the initial value, or nil
+	elemOf     *sitter.Node // a range expression whose element (or map value) this is, or nil
 	untyped    bool         // neither says anything (range, variadic, second of a tuple)
 	done, busy bool
 	res        string
@@ -76,10 +77,11 @@ type goSpan struct {
 type goTypes struct {
 	quals   []goQual
 	decls   []goDeclNode
-	structs map[string]sitter.Node       // struct name -> struct_type
-	fields  map[string]map[string]string // struct name -> field -> type, filled on demand
-	results map[string]string            // top-level function -> ResultType
-	types   map[string]bool              // type names declared in the file
+	structs map[string]sitter.Node            // struct name -> struct_type
+	fields  map[string]map[string]string      // struct name -> field -> type, filled on demand
+	fieldTy map[string]map[string]sitter.Node // struct name -> field -> type expression
+	results map[string]string                 // top-level function -> ResultType
+	types   map[string]bool                   // type names declared in the file
 	tparams []goSpan
 	vars    map[string][]*goVar
 	pkgVars map[string]*goVar
@@ -244,13 +246,23 @@ func (t *goTypes) structField(x *extractor, s, f string) string {
 				if x.kind(&fd) != "field_declaration" {
 					continue
 				}
-				ty := t.namedType(x, goField(&fd, "type"))
+				tn := goField(&fd, "type")
+				ty := t.namedType(x, tn)
 				names := x.fieldChildren(&fd, "name")
 				if len(names) == 0 && ty != "" {
 					fields[ty[strings.LastIndexByte(ty, '.')+1:]] = ty
 				}
 				for _, nm := range names {
 					fields[x.text(&nm)] = ty
+					if tn != nil {
+						if t.fieldTy == nil {
+							t.fieldTy = map[string]map[string]sitter.Node{}
+						}
+						if t.fieldTy[s] == nil {
+							t.fieldTy[s] = map[string]sitter.Node{}
+						}
+						t.fieldTy[s][x.text(&nm)] = *tn
+					}
 				}
 			}
 		}
@@ -260,6 +272,28 @@ func (t *goTypes) structField(x *extractor, s, f string) string {
 		t.fields[s] = fields
 	}
 	return fields[f]
+}
+
+// elemTypeOf is the element type of a slice or array type expression, or the
+// value type of a map's: what ranging over it gives ("" otherwise).
+func (t *goTypes) elemTypeOf(x *extractor, ty *sitter.Node) string {
+	switch x.kind(ty) {
+	case "slice_type", "array_type":
+		return t.namedType(x, goField(ty, "element"))
+	case "map_type":
+		return t.namedType(x, goField(ty, "value"))
+	}
+	return ""
+}
+
+// fieldTypeName is Field.Type: the named type, or for a slice, array or map
+// field "[]" and its element (value) type, so that ranging over the field of a
+// struct declared in another file can be typed by the indexer ("T#f[]").
+func (t *goTypes) fieldTypeName(x *extractor, ty *sitter.Node) string {
+	if e := t.elemTypeOf(x, ty); e != "" {
+		return "[]" + e
+	}
+	return t.namedType(x, ty)
 }
 
 // resolve sets QualifierType on the calls and field accesses recorded in t.quals.

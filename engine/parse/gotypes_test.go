@@ -107,6 +107,17 @@ func (s *S) F(t T) {
 			map[string]string{"s.db.Query#1": "DB", "s.log.Print#1": "pkg.Logger", "s.Base.M#1": "Base",
 				"s.Other.M#1": "pkg.Other", "s.xs.M#1": "", "s.nope.M#1": "", "t.db.Query#1": "T#db",
 				"NewS().db.Query#1": "DB"}},
+		{"range elements", `type L struct{ items []*I; m map[string]I; n int }
+func (l *L) F(xs []I, r *R) {
+	ys := []I{}
+	for _, a := range l.items { a.M() }
+	for _, b := range l.m { b.M() }
+	for _, c := range xs { c.M() }
+	for _, d := range ys { d.M() }
+	for _, e := range r.list { e.M() }
+	for k := range xs { k.M() }
+}`,
+			map[string]string{"a.M#1": "I", "b.M#1": "I", "c.M#1": "I", "d.M#1": "I", "e.M#1": "R#list[]", "k.M#1": ""}},
 		{"package selectors", `func F() { fmt.Println(); billing.Refund(); pkg.Default.Run() }`,
 			map[string]string{"fmt.Println#1": "", "billing.Refund#1": "", "pkg.Default.Run#1": ""}},
 		{"ambiguous method, untyped qualifiers", `type A struct{}
