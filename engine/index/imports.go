@@ -59,7 +59,15 @@ func modulePath(data []byte) string {
 
 var jsExts = []string{"", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", "/index.ts", "/index.tsx", "/index.js", "/index.jsx"}
 
+// languageImports resolves the imports of the languages that register it
+// from a file of their own (imports_<lang>.go, in an init): from is the
+// importing file, imp the import as written; "" for an external one.
+var languageImports = map[string]func(r *importResolver, from, imp string) string{}
+
 func (r *importResolver) resolve(lang, from, imp string) string {
+	if f, ok := languageImports[lang]; ok {
+		return f(r, from, imp)
+	}
 	switch lang {
 	case "javascript", "typescript", "tsx":
 		if !strings.HasPrefix(imp, ".") {

@@ -134,8 +134,14 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	case "python":
 		x.h = &pyHandler{}
 		f.Package = pythonModule(c.path)
-	default:
+	case "javascript", "typescript", "tsx":
 		x.h = &jsHandler{ts: lang != "javascript"}
+	default:
+		l, ok := registered[lang]
+		if !ok {
+			return fmt.Errorf("no handler for language %q", lang)
+		}
+		x.h = l.handler()
 	}
 	if root.HasError() {
 		f.Partial = true

@@ -197,6 +197,9 @@ func Language(p string) string {
 	case ".tsx":
 		return "tsx"
 	}
+	if name, ok := byExt[ext]; ok {
+		return name
+	}
 	if binaryExt[ext] {
 		return ""
 	}
