@@ -11,18 +11,26 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
+// indexedFixture indexes a copy of the fixture through the CLI into the test's
+// database (hash embedder) and returns the database URL and the repository.
+func indexedFixture(t *testing.T) (url, repo string) {
+	t.Helper()
+	url = pgtest.URL(t)
+	t.Setenv("SPELUNK_DATABASE_URL", url)
+	t.Setenv("SPELUNK_EMBEDDER", "hash")
+	repo = indextest.Repo(t)
+	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
+		t.Fatalf("index: %d %s", code, errOut)
+	}
+	return url, repo
+}
+
 // indexedWithConfidence indexes the fixture through the CLI and gives
 // IssueRefund's calls known confidences: IsEligibleForRefund ambiguous between
 // it and retry.Backoff, retry.Do exact, Invoice.Total inferred.
 func indexedWithConfidence(t *testing.T) string {
 	t.Helper()
-	url := pgtest.URL(t)
-	t.Setenv("SPELUNK_DATABASE_URL", url)
-	t.Setenv("SPELUNK_EMBEDDER", "hash")
-	repo := indextest.Repo(t)
-	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
-		t.Fatalf("index: %d %s", code, errOut)
-	}
+	url, repo := indexedFixture(t)
 	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
 	ctx := context.Background()
 	id := func(qual string) int64 {
@@ -125,13 +133,7 @@ func TestCallersMinConfidenceIsCheckedFirst(t *testing.T) {
 // access's confidence; --depth adds the writers' callers; a name that is no
 // field says so.
 func TestCLIReadersWriters(t *testing.T) {
-	url := pgtest.URL(t)
-	t.Setenv("SPELUNK_DATABASE_URL", url)
-	t.Setenv("SPELUNK_EMBEDDER", "hash")
-	repo := indextest.Repo(t)
-	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
-		t.Fatalf("index: %d %s", code, errOut)
-	}
+	_, repo := indexedFixture(t)
 	code, out, errOut := spelunk(t, "writers", "Limiter.buckets", "--repo", repo)
 	if code != 0 || !strings.Contains(out, "writers of Limiter.buckets") || !strings.Contains(out, "Limiter.refill") ||
 		strings.Contains(out, "Limiter.Allow") {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
@@ -14,13 +13,7 @@ import (
 // TestStatusGraph: status --graph counts each language's call sites by
 // confidence; the counts add up to the calls, which are the call edges indexed.
 func TestStatusGraph(t *testing.T) {
-	url := pgtest.URL(t)
-	t.Setenv("SPELUNK_DATABASE_URL", url)
-	t.Setenv("SPELUNK_EMBEDDER", "hash")
-	repo := indextest.Repo(t)
-	if code, _, errOut := spelunk(t, "index", repo); code != 0 {
-		t.Fatalf("index: %d %s", code, errOut)
-	}
+	url, repo := indexedFixture(t)
 	var calls int
 	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
 	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM edges WHERE kind = 'calls'`).Scan(&calls); err != nil {

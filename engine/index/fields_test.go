@@ -5,34 +5,8 @@ import (
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
-
-// accessEdges lists the edges of kind from source to name.
-func accessEdges(t testing.TB, db *pg.DB, kind, path, source, name string) []callEdge {
-	t.Helper()
-	rows, err := db.Pool.Query(context.Background(), `
-		SELECT s.qualified_name, coalesce(t.qualified_name, ''), e.confidence,
-		       coalesce((SELECT array_agg(c.qualified_name ORDER BY u.ord) FROM unnest(e.candidates) WITH ORDINALITY u(id, ord)
-		                 JOIN symbols c ON c.id = u.id), '{}')
-		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
-		WHERE e.kind = $1 AND e.path = $2 AND s.qualified_name = $3 AND e.target_name = $4
-		ORDER BY e.line`, kind, path, source, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []callEdge
-	for rows.Next() {
-		var e callEdge
-		if err := rows.Scan(&e.source, &e.target, &e.confidence, &e.candidates); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
 
 var fieldsFixture = map[string]string{
 	"py/bank.py": `class Account:
@@ -156,7 +130,7 @@ func TestFieldAccessEdges(t *testing.T) {
 		{"calls", "go/bank/use.go", "bank.All", "Query", []callEdge{{"bank.All", "DB.Query", "exact", []string{}}}},
 	}...)
 	for _, c := range cases {
-		got := accessEdges(t, db, c.kind, c.path, c.source, c.name)
+		got := edgesOf(t, db, c.kind, c.path, c.source, c.name)
 		if g, w := render(got), render(c.want); g != w {
 			t.Errorf("%s %s %s -> %s:\n got %s\nwant %s", c.kind, c.path, c.source, c.name, g, w)
 		}
