@@ -23,7 +23,7 @@ import (
 )
 
 // BenchmarkView measures one frame (View, no I/O) with 200 results in the Search
-// pane and a 2,000-line symbol in the Symbol pane. DESIGN.md §10: < 16 ms.
+// pane and a 2,000-line symbol in the Symbol pane. docs/ARCHITECTURE.md §10: < 16 ms.
 func BenchmarkView(b *testing.B) {
 	ctx := context.Background()
 	root := tuitest.Repo(b)

@@ -26,7 +26,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			if queries == "" {
-				return usagef("--queries FILE is required (JSON lines, see DESIGN.md §7)")
+				return usagef("--queries FILE is required (JSON lines, see docs/ARCHITECTURE.md §7)")
 			}
 			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...)} {
 				if err != nil {

@@ -1,4 +1,4 @@
-// Package benchmarks measures spelunk against DESIGN.md §10 on a real corpus: the Go
+// Package benchmarks measures spelunk against docs/ARCHITECTURE.md §10 on a real corpus: the Go
 // toolchain's own source tree ($GOROOT/src), copied into a temporary git repository.
 // Run with `make bench`; each benchmark indexes once and reports its figures with
 // b.ReportMetric (p50/p95 from per-query durations), never as pass/fail timings.
@@ -159,7 +159,7 @@ func BenchmarkIndex100k(b *testing.B) {
 // of common words, the exact symbol channel and 2-hop graph walks.
 //
 // SPELUNK_BENCH_SEARCH_LINES sets the corpus size (default 1M lines, 44k chunks;
-// 3000000 takes all of $GOROOT/src, ~100k chunks, the DESIGN.md §10 scale).
+// 3000000 takes all of $GOROOT/src, ~100k chunks, the docs/ARCHITECTURE.md §10 scale).
 func BenchmarkSearch50k(b *testing.B) {
 	size := 1_000_000
 	if v, err := strconv.Atoi(os.Getenv("SPELUNK_BENCH_SEARCH_LINES")); err == nil && v > 0 {

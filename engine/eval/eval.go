@@ -1,4 +1,4 @@
-// Package eval measures retrieval on a query set (DESIGN.md §7): hit@1, hit@5,
+// Package eval measures retrieval on a query set (docs/ARCHITECTURE.md §7): hit@1, hit@5,
 // recall@5, recall@10, MRR@10, nDCG@10 and latency, per channel configuration and
 // query kind. It works on any repository and any query file in that format.
 package eval
@@ -322,7 +322,7 @@ func fileItems(links []graph.FileLink) []Ranked {
 	return items
 }
 
-// matches applies the rule of DESIGN.md §7: the path is equal and the name is the
+// matches applies the rule of docs/ARCHITECTURE.md §7: the path is equal and the name is the
 // symbol or one of its aliases (and the receiver/class, when given); no symbol means
 // the file.
 func matches(it Ranked, e Expect) bool {

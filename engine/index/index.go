@@ -100,7 +100,7 @@ func (p Progress) ETA() time.Duration {
 	return time.Duration(float64(p.FilesTotal-p.FilesDone) / r * float64(time.Second))
 }
 
-// Summary is the result of a run, in the JSON shape of DESIGN.md §11.
+// Summary is the result of a run, in the JSON shape of docs/ARCHITECTURE.md §11.
 type Summary struct {
 	Repository       string   `json:"repository"`
 	RepositoryID     int64    `json:"repository_id"`

@@ -14,7 +14,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/source"
 )
 
-// BenchmarkIngest measures the database side alone (DESIGN.md §10 "ingest"): files
+// BenchmarkIngest measures the database side alone (docs/ARCHITECTURE.md §10 "ingest"): files
 // are read and parsed before the clock starts, then written in the indexer's
 // batches (rows COPYed through staging tables, postings, edges), without embeddings
 // or edge resolution.

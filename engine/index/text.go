@@ -47,7 +47,7 @@ func SearchText(s string) string {
 }
 
 // IsTest reports whether path holds tests or examples. Such files are word-rich and
-// crowd out library code in retrieval, so search ranks them lower (DESIGN.md §6).
+// crowd out library code in retrieval, so search ranks them lower (docs/ARCHITECTURE.md §6).
 func IsTest(p string) bool {
 	base := path.Base(p)
 	lower := strings.ToLower(base)

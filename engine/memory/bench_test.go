@@ -106,7 +106,7 @@ func reportPercentiles(b *testing.B, ds []time.Duration) {
 }
 
 // BenchmarkBriefing measures a briefing with a query over 50k memories (target p95
-// < 30 ms, DESIGN.md §10): embedding the query plus the one-statement briefing.
+// < 30 ms, docs/ARCHITECTURE.md §10): embedding the query plus the one-statement briefing.
 // Percentiles need many iterations: run with -benchtime=500x or more.
 func BenchmarkBriefing(b *testing.B) {
 	s, _ := benchStore(b)

@@ -1,5 +1,5 @@
 // Package memory is spelunk's shared, conflict-aware memory for coding agents
-// (DESIGN.md §8): memories with append-only lineage, nuggets (last-write-wins
+// (docs/ARCHITECTURE.md §8): memories with append-only lineage, nuggets (last-write-wins
 // key/value facts with history), state compilations, conflict detection on every
 // write, human resolution of conflicts, and a one-round-trip briefing.
 //

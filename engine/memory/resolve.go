@@ -11,7 +11,7 @@ import (
 // Action is how a person settles a conflict.
 type Action string
 
-// The resolutions of DESIGN.md §8.
+// The resolutions of docs/ARCHITECTURE.md §8.
 const (
 	// ResolveKeep keeps one memory; the others are SUPERSEDED by it.
 	ResolveKeep Action = "keep"

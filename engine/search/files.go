@@ -80,7 +80,7 @@ func rankFiles(results []Result, limit int) []FileResult {
 // isProse reports whether path holds prose or configuration rather than code:
 // Markdown, reStructuredText, plain text, changelogs, YAML, JSON, TOML. A
 // changelog paragraph shares more words with a question than the code it
-// describes, so such chunks are ranked down like tests (DESIGN.md §6).
+// describes, so such chunks are ranked down like tests (docs/ARCHITECTURE.md §6).
 func isProse(p string) bool {
 	base := strings.ToLower(path.Base(p))
 	switch path.Ext(base) {

@@ -46,7 +46,7 @@ func New(db *pg.DB, repoID int64, emb Embedder) *Searcher {
 	return &Searcher{db: db, repoID: repoID, emb: emb}
 }
 
-// DefaultWeights are the RRF weights per query kind (DESIGN.md §6): an identifier
+// DefaultWeights are the RRF weights per query kind (docs/ARCHITECTURE.md §6): an identifier
 // leans on the symbol, literal and lexical channels (a word-vector dense channel at
 // equal weight lowers identifier MRR); a question leans on lexical and literal, with
 // the word-vector dense channel as a tie-breaker. Chosen on the tuning half of the
@@ -62,7 +62,7 @@ func DefaultWeights(kind QueryKind) map[Channel]float64 {
 const (
 	// defaultK is the RRF constant: small, so that the gap between a channel's
 	// first and eighth result (1/21 - 1/28 = 0.012) outweighs one weak channel's
-	// vote (graph at rank 4: 0.15/24 = 0.006); at 60 it did not (DESIGN.md §6).
+	// vote (graph at rank 4: 0.15/24 = 0.006); at 60 it did not (docs/ARCHITECTURE.md §6).
 	defaultK          = 20
 	defaultLimit      = 20
 	defaultEfSearch   = 100

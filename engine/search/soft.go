@@ -14,7 +14,7 @@ import (
 // the dense channel adds soft term matching: for each query word, its best
 // similarity to a word of the candidate's name, doc comment and signature. One mean
 // vector per text blurs a question; per-word maxima keep "money back" close to
-// "refunded" (DESIGN.md §6 measured this beats plain averaging).
+// "refunded" (docs/ARCHITECTURE.md §6 measured this beats plain averaging).
 type wordVectors interface {
 	WordVector(word string) ([]float32, bool)
 }

@@ -39,7 +39,7 @@ type Conflict struct {
 // Action is how a conflict is resolved.
 type Action string
 
-// The resolutions of DESIGN.md §8.
+// The resolutions of docs/ARCHITECTURE.md §8.
 const (
 	KeepOne    Action = "keep"       // Memory stays; the others are superseded
 	KeepBoth   Action = "both"       // all stay, never flagged again

@@ -19,7 +19,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-// evalQuery is one line of an eval file (DESIGN.md §7). Reject, Config and Source
+// evalQuery is one line of an eval file (docs/ARCHITECTURE.md §7). Reject, Config and Source
 // are extra fields that `spelunk eval` ignores: the results judged not relevant and
 // the retrieval settings in force when the judgment was made.
 type evalQuery struct {

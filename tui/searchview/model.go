@@ -1,7 +1,7 @@
 // Package searchview is the Search pane: a query box, the hybrid results with each
 // channel's rank and raw score, a highlighted preview and the explain panel of the
 // selected result, live retrieval tuning (channels, k, weights) and relevance
-// judgments saved as eval queries (DESIGN.md §7).
+// judgments saved as eval queries (docs/ARCHITECTURE.md §7).
 //
 // Typing never waits on the database: each keystroke bumps a request tag and
 // schedules a debounced search; results carrying an older tag are dropped.
