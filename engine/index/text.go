@@ -57,12 +57,14 @@ func IsTest(p string) bool {
 		strings.HasSuffix(lower, "_test.py"),
 		lower == "conftest.py",
 		strings.Contains(lower, ".test."), strings.Contains(lower, ".spec."),
-		strings.HasSuffix(lower, "_spec.rb"), strings.HasSuffix(lower, "test.java"):
+		strings.HasSuffix(lower, "_spec.rb"), strings.HasSuffix(lower, "_test.rb"),
+		classTest(base, ".java"), classTest(base, ".kt"), classTest(base, ".cs"), classTest(base, ".php"):
 		return true
 	}
 	for _, dir := range strings.Split(path.Dir(p), "/") {
 		switch strings.ToLower(dir) {
-		case "test", "tests", "__tests__", "testing", "testdata", "spec", "specs",
+		// Not "testing": Go's testing package (and others of that name) is code.
+		case "test", "tests", "__tests__", "testdata", "spec", "specs",
 			"example", "examples", "_examples", "e2e", "fixtures", "benchmark", "benchmarks":
 			return true
 		}
@@ -78,3 +80,26 @@ func dirOf(p string) string {
 	}
 	return d
 }
+
+// classTest reports whether base is a test class file of a language whose
+// files are named after their class: FooTest.java, FooTests.cs, FooIT.java,
+// TestFoo.php. Case decides the word boundary: Latest.java, Contest.cs and
+// SPLIT.java are not tests.
+func classTest(base, ext string) bool {
+	name, ok := strings.CutSuffix(base, ext)
+	if !ok || name == "" {
+		return false
+	}
+	for _, suf := range []string{"Tests", "Test"} {
+		if stem, ok := strings.CutSuffix(name, suf); ok && stem != "" {
+			return true
+		}
+	}
+	if stem, ok := strings.CutSuffix(name, "IT"); ok && stem != "" && isLowerASCII(stem[len(stem)-1]) {
+		return true
+	}
+	rest, ok := strings.CutPrefix(name, "Test")
+	return ok && rest != "" && !isLowerASCII(rest[0])
+}
+
+func isLowerASCII(b byte) bool { return b >= 'a' && b <= 'z' }
