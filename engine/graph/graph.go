@@ -279,11 +279,14 @@ func Imports(ctx context.Context, db *pg.DB, repoID int64, path string, depth in
 		// A Go package import names a directory: walk on from its files.
 		if len(next) > 0 {
 			rows, err := db.Pool.Query(ctx, `SELECT path FROM files WHERE repository_id = $1 AND dir = ANY ($2) AND language = 'go'`, repoID, next)
-			if err == nil {
-				if files, err := pgx.CollectRows(rows, pgx.RowTo[string]); err == nil {
-					next = append(next, files...)
-				}
+			if err != nil {
+				return nil, fmt.Errorf("imports of %s: files of the imported Go packages: %w", path, err)
 			}
+			files, err := pgx.CollectRows(rows, pgx.RowTo[string])
+			if err != nil {
+				return nil, fmt.Errorf("imports of %s: files of the imported Go packages: %w", path, err)
+			}
+			next = append(next, files...)
 		}
 		frontier = next
 	}

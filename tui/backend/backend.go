@@ -151,7 +151,11 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 func (e *Engine) Index(ctx context.Context, progress func(tui.Progress)) (tui.IndexResult, error) {
 	workingTree := false
 	var notes []string
-	if repo, err := source.Open(ctx, e.repo.Root); err == nil {
+	repo, err := source.Open(ctx, e.repo.Root)
+	if err != nil {
+		// Not "no working tree": the indexer opens it too and reports why it can't.
+		notes = append(notes, fmt.Sprintf("%v; indexing the last commit", err))
+	} else {
 		if repo.IsGit && repo.Head == "" {
 			workingTree = true
 		} else if dirty, err := repo.Dirty(ctx); err != nil {
