@@ -154,4 +154,3 @@ func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols
 	}
 	return symbols.Symbol{}, 0, argError("give name (plain or qualified) or id")
 }
-
