@@ -8,16 +8,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-// Embedder is what the baseline needs to embed windows and queries.
-type Embedder interface {
-	Name() string
-	Dims() int
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // WindowTokens is the window size of the baseline spelunk exists to beat: fixed
 // 512-token windows (~3.6 characters a token) embedded and searched densely.

@@ -186,9 +186,7 @@ func hop(ctx context.Context, db *pg.DB, q string, repoID int64, frontier []int6
 	for rows.Next() {
 		var n Node
 		s := &n.Symbol
-		if err := rows.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
-			&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest,
-			&n.Via, &n.Kind, &n.Line, &n.Confidence, &n.Candidates); err != nil {
+		if err := rows.Scan(append(s.Dest(), &n.Via, &n.Kind, &n.Line, &n.Confidence, &n.Candidates)...); err != nil {
 			return nil, err
 		}
 		if seen[s.ID] {

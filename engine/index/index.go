@@ -30,12 +30,8 @@ import (
 	"github.com/spelunkhq/spelunk/engine/source"
 )
 
-// Embedder is what the indexer needs of an embedding model.
-type Embedder interface {
-	Name() string
-	Dims() int
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // Options configure one run.
 type Options struct {

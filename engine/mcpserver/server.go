@@ -19,18 +19,14 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
 )
 
-// Embedder is what the tools need from an embedder: the search, index and memory
-// packages each take this shape.
-type Embedder interface {
-	Name() string
-	Dims() int
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // Config binds a server to one repository of one tenant.
 type Config struct {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // candidatePool is how many nearest memories one similarity lookup takes from the
@@ -33,7 +35,7 @@ pool AS (
 	SELECT p.memory_id, p.similarity FROM cfg CROSS JOIN LATERAL (
 		SELECT e.memory_id, 1 - (` + v + ` <=> $2) AS similarity
 		FROM memory_embeddings e
-		WHERE e.repository_id = $1 AND e.model = ` + quoteLiteral(model) + ` AND cfg.v IS NOT NULL
+		WHERE e.repository_id = $1 AND e.model = ` + pg.QuoteLiteral(model) + ` AND cfg.v IS NOT NULL
 		ORDER BY ` + v + ` <=> $2
 		LIMIT ` + strconv.Itoa(candidatePool) + `
 	) p

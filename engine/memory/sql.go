@@ -56,17 +56,3 @@ SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, u.reason, $5::uuid FROM u`
 // eventSQL records an event without a status change (an addition).
 const eventSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
 VALUES ($1, $2::uuid, $3, nullif($4, ''), nullif($5, ''), $6, nullif($7, ''), nullif($8, '')::uuid)`
-
-// quoteLiteral quotes s as an SQL string literal. The model name goes into the SQL
-// text (not a parameter) so that the planner can match the model's partial HNSW
-// index, whose predicate is model = '<name>', under any plan cache mode.
-func quoteLiteral(s string) string {
-	b := []byte{'\''}
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\'' {
-			b = append(b, '\'')
-		}
-		b = append(b, s[i])
-	}
-	return string(append(b, '\''))
-}

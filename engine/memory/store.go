@@ -10,17 +10,12 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
-// Embedder turns texts into L2-normalised vectors (engine/embed provides them).
-// Name is stored with every vector so that spaces never mix. An implementation
-// whose backend is down returns an error wrapping embed.ErrUnavailable: memories
-// are then stored as PENDING_EMBEDDING and checked later by EmbedPending.
-type Embedder interface {
-	Name() string
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // Options configure a Store.
 type Options struct {

@@ -148,13 +148,20 @@ func (c *Cluster) reap(dir string) error {
 		return nil
 	}
 	fmt.Fprintf(c.notes(), "spelunk: removing a half-created cluster at %s left by an interrupted run\n", dir)
-	if err := killProcessesIn(dir); err != nil {
-		return err
+	// A process of the interrupted creation can still be starting when the
+	// first pass lists them, and write a file while the directory goes: kill and
+	// remove again, a few times, before giving up.
+	var err error
+	for attempt := 0; attempt < 4; attempt++ {
+		if err = killProcessesIn(dir); err != nil {
+			return err
+		}
+		if err = os.RemoveAll(dir); err == nil {
+			return nil
+		}
+		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
 	}
-	if err := os.RemoveAll(dir); err != nil {
-		return fmt.Errorf("remove the half-created cluster %s: %w (remove it by hand, then retry)", dir, err)
-	}
-	return nil
+	return fmt.Errorf("remove the half-created cluster %s: %w (remove it by hand, then retry)", dir, err)
 }
 
 // killProcessesIn kills every process working in dir: initdb names it with -D, and

@@ -73,7 +73,7 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 
 func hnswDDL(table string, m Model) string {
 	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
-		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, quoteLiteral(m.Name))
+		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, QuoteLiteral(m.Name))
 }
 
 // DeferModelIndex drops the model's HNSW index on symbol_embeddings before a bulk
@@ -156,7 +156,11 @@ func VectorExpr(column string, dims int) string {
 	return fmt.Sprintf("(%s::vector(%d))", column, dims)
 }
 
-func quoteLiteral(s string) string {
+// QuoteLiteral quotes s as an SQL string literal (standard_conforming_strings,
+// PostgreSQL's default). A model name goes into SQL text, not a parameter, so
+// that the planner matches the model's partial HNSW index (model = '<name>')
+// under any plan cache mode.
+func QuoteLiteral(s string) string {
 	out := []byte{'\''}
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\'' {

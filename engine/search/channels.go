@@ -118,7 +118,7 @@ func denseSQL(model string, dims int) string {
 		FROM symbol_embeddings e
 		WHERE e.model = %[2]s AND e.repository_id = $1
 		ORDER BY %[1]s <=> $2
-		LIMIT $3`, expr, quoteLiteral(model))
+		LIMIT $3`, expr, pg.QuoteLiteral(model))
 }
 
 // symbolExactSQL finds exact and case-insensitive names, qualified names and
@@ -398,5 +398,3 @@ func collectHits(rows pgx.Rows) ([]hit, error) {
 		return h, err
 	})
 }
-
-func quoteLiteral(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }

@@ -12,16 +12,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-// Embedder embeds queries; it must be the model the repository was indexed with.
-type Embedder interface {
-	Name() string
-	Dims() int
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // ErrEmptyQuery is returned for a query with nothing searchable in it.
 var ErrEmptyQuery = errors.New("empty query: type a name or a question")

@@ -51,9 +51,15 @@ const From = `symbols s LEFT JOIN symbols p ON p.repository_id = s.repository_id
 // Scan reads one row selected with Columns (content not included).
 func Scan(row pgx.Row) (Symbol, error) {
 	var s Symbol
-	err := row.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
-		&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest)
+	err := row.Scan(s.Dest()...)
 	return s, err
+}
+
+// Dest lists where a row selected with Columns goes, in order: for a query
+// that selects Columns and more, append the rest's destinations to it.
+func (s *Symbol) Dest() []any {
+	return []any{&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
+		&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest}
 }
 
 // Filter narrows List.
@@ -105,8 +111,7 @@ func List(ctx context.Context, db *pg.DB, repoID int64, f Filter) ([]Symbol, err
 func Get(ctx context.Context, db *pg.DB, repoID, id int64) (Symbol, error) {
 	row := db.Pool.QueryRow(ctx, `SELECT `+Columns+`, s.content FROM `+From+` WHERE s.repository_id = $1 AND s.id = $2`, repoID, id)
 	var s Symbol
-	err := row.Scan(&s.ID, &s.Path, &s.Name, &s.QualifiedName, &s.Aliases, &s.Kind, &s.StartLine, &s.EndLine,
-		&s.Parent, &s.ParentID, &s.Receiver, &s.Signature, &s.Doc, &s.Language, &s.Revision, &s.IsTest, &s.Content)
+	err := row.Scan(append(s.Dest(), &s.Content)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, fmt.Errorf("symbol %d: %w", id, ErrNotFound)
 	}

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/memory"
@@ -22,12 +23,8 @@ import (
 	"github.com/spelunkhq/spelunk/tui/memoryview"
 )
 
-// Embedder is the embedding model the repository is indexed and searched with.
-type Embedder interface {
-	Name() string
-	Dims() int
-	Embed(ctx context.Context, texts []string) ([][]float32, error)
-}
+// Embedder is the one embedding contract (engine/embed).
+type Embedder = embed.Embedder
 
 // Options configure the backend.
 type Options struct {
