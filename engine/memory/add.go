@@ -15,6 +15,10 @@ import (
 
 // NewMemory is what Add records.
 type NewMemory struct {
+	// ID is a client-generated id (a UUID; "" lets the core pick one). A memory
+	// added twice with one ID is stored once: the second Add returns the first
+	// (the edge cache's write queue replays on that).
+	ID     string
 	Kind   Kind
 	Author string
 	Text   string
@@ -45,6 +49,16 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 	}
 	var out Added
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		if in.ID != "" {
+			m, err := s.get(ctx, tx, in.ID)
+			if err == nil {
+				out = Added{Memory: m}
+				return nil
+			}
+			if !errors.Is(err, ErrNotFound) {
+				return err
+			}
+		}
 		var err error
 		out, err = s.add(ctx, tx, in, vec, model)
 		return err
@@ -61,6 +75,9 @@ func validateNew(in NewMemory) error {
 	}
 	if err := checkActor(in.Author); err != nil {
 		return err
+	}
+	if in.ID != "" && !uuidRE.MatchString(in.ID) {
+		return fmt.Errorf("id %q is not a UUID: %w", in.ID, ErrInvalid)
 	}
 	if len(in.Parents) > MaxParents {
 		return fmt.Errorf("%d parents; the limit is %d: %w", len(in.Parents), MaxParents, ErrTooLarge)
@@ -146,9 +163,9 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float
 		status = StatusPendingEmbedding
 	}
 	rows, err := tx.Query(ctx, `INSERT INTO memories AS m (repository_id, id, parent_ids, author, kind, content, content_hash, status)
-		VALUES ($1, gen_random_uuid(), $2::uuid[], $3, $4, $5, $6, $7)
+		VALUES ($1, coalesce(nullif($8, '')::uuid, gen_random_uuid()), $2::uuid[], $3, $4, $5, $6, $7)
 		RETURNING `+memoryColumns,
-		s.project, parents, in.Author, string(in.Kind), in.Text, contentHash(in.Text), string(status))
+		s.project, parents, in.Author, string(in.Kind), in.Text, contentHash(in.Text), string(status), in.ID)
 	if err != nil {
 		return Memory{}, fmt.Errorf("insert: %w", err)
 	}

@@ -18,6 +18,9 @@ type NuggetWrite struct {
 	// by this timestamp: a write older than the current value goes into the history
 	// only.
 	At time.Time
+	// MutationID is a client-generated UUID ("" for none): a write replayed with
+	// the same id is not recorded twice (Applied false the second time).
+	MutationID string
 }
 
 // NuggetSet is the outcome of SetNugget.
@@ -35,8 +38,9 @@ type NuggetSet struct {
 // and no write is lost from the history.
 const setNuggetSQL = `
 WITH h AS (
-	INSERT INTO nugget_history (repository_id, key, value, author, written_at)
-	VALUES ($1, $2, $3, $4, coalesce($5, clock_timestamp()))
+	INSERT INTO nugget_history (repository_id, key, value, author, written_at, mutation_id)
+	VALUES ($1, $2, $3, $4, coalesce($5, clock_timestamp()), nullif($6, '')::uuid)
+	ON CONFLICT (repository_id, mutation_id) WHERE mutation_id IS NOT NULL DO NOTHING
 	RETURNING id, written_at
 ), u AS (
 	INSERT INTO nuggets (repository_id, key, value, author, updated_at, deleted, history_id)
@@ -60,12 +64,15 @@ func (s *Store) SetNugget(ctx context.Context, w NuggetWrite) (NuggetSet, error)
 	if err := checkBytes("nugget value", w.Value, MaxValueBytes); err != nil {
 		return NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
 	}
+	if w.MutationID != "" && !uuidRE.MatchString(w.MutationID) {
+		return NuggetSet{}, fmt.Errorf("set nugget %s: mutation id %q is not a UUID: %w", w.Key, w.MutationID, ErrInvalid)
+	}
 	var at *time.Time
 	if !w.At.IsZero() {
 		at = &w.At
 	}
 	var out NuggetSet
-	if err := s.db.Pool.QueryRow(ctx, setNuggetSQL, s.project, w.Key, w.Value, w.Author, at).Scan(&out.Applied); err != nil {
+	if err := s.db.Pool.QueryRow(ctx, setNuggetSQL, s.project, w.Key, w.Value, w.Author, at, w.MutationID).Scan(&out.Applied); err != nil {
 		return NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
 	}
 	n, err := s.Nugget(ctx, w.Key)

@@ -14,6 +14,9 @@ type NewState struct {
 	Blockers   []string
 	Priorities []string
 	Author     string
+	// MutationID is a client-generated UUID ("" for none): a compilation replayed
+	// with the same id is stored once and the stored one is returned.
+	MutationID string
 }
 
 const stateColumns = `id, summary, blockers, priorities, author, compiled_at`
@@ -46,8 +49,18 @@ func (s *Store) SetState(ctx context.Context, in NewState) (State, error) {
 	if priorities == nil {
 		priorities = []string{}
 	}
-	rows, err := s.db.Pool.Query(ctx, `INSERT INTO state_compilations (repository_id, summary, blockers, priorities, author)
-		VALUES ($1, $2, $3, $4, $5) RETURNING `+stateColumns, s.project, in.Summary, blockers, priorities, in.Author)
+	if in.MutationID != "" && !uuidRE.MatchString(in.MutationID) {
+		return State{}, fmt.Errorf("set state: mutation id %q is not a UUID: %w", in.MutationID, ErrInvalid)
+	}
+	rows, err := s.db.Pool.Query(ctx, `WITH i AS (
+		INSERT INTO state_compilations (repository_id, summary, blockers, priorities, author, mutation_id)
+		VALUES ($1, $2, $3, $4, $5, nullif($6, '')::uuid)
+		ON CONFLICT (repository_id, mutation_id) WHERE mutation_id IS NOT NULL DO NOTHING
+		RETURNING `+stateColumns+`)
+		SELECT * FROM i UNION ALL
+		SELECT `+stateColumns+` FROM state_compilations
+		WHERE repository_id = $1 AND mutation_id = nullif($6, '')::uuid AND NOT EXISTS (SELECT 1 FROM i)`,
+		s.project, in.Summary, blockers, priorities, in.Author, in.MutationID)
 	if err != nil {
 		return State{}, fmt.Errorf("set state: %w", err)
 	}
