@@ -57,6 +57,7 @@ type Cache struct {
 	opts Options
 
 	syncMu sync.Mutex
+	vecs   vecIndex
 }
 
 // Open opens (creating when missing) the cache file in WAL mode.

@@ -91,6 +91,9 @@ func (c *Cache) Pull(ctx context.Context, core Core) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("pull: %w", err)
 	}
+	if n > 0 {
+		c.vecs.invalidate()
+	}
 	if err := c.prune(ctx); err != nil {
 		return n, fmt.Errorf("pull: %w", err)
 	}

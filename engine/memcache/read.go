@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
@@ -64,7 +63,12 @@ func (c *Cache) Briefing(ctx context.Context, opts memory.BriefingOptions) (memo
 }
 
 func (c *Cache) decay(created time.Time) float64 {
-	age := c.opts.Now().Sub(created).Seconds()
+	return c.decayAt(c.opts.Now(), micros(created))
+}
+
+// decayAt is the recency decay at now of a memory created at createdMicros.
+func (c *Cache) decayAt(now time.Time, createdMicros int64) float64 {
+	age := float64(micros(now)-createdMicros) / 1e6
 	return math.Pow(0.5, age/c.opts.HalfLife.Seconds())
 }
 
@@ -88,42 +92,6 @@ func (c *Cache) recent(ctx context.Context, limit int) ([]memory.BriefMemory, er
 		out = append(out, m)
 	}
 	return out, rows.Err()
-}
-
-// similar ranks the live memories with a cached vector by similarity times
-// recency decay. A brute-force scan: linear in the cached memories.
-func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.BriefMemory, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at, embedding FROM memories
-		WHERE status IN ('ACTIVE', 'DISPUTED') AND embedding IS NOT NULL`)
-	if err != nil {
-		return nil, fmt.Errorf("similar memories: %w", err)
-	}
-	defer rows.Close()
-	out := []memory.BriefMemory{}
-	for rows.Next() {
-		var m memory.BriefMemory
-		var at int64
-		var blob []byte
-		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Content, &m.Status, &at, &blob); err != nil {
-			return nil, fmt.Errorf("similar memories: %w", err)
-		}
-		sim := dot(qv, decodeVector(blob))
-		m.CreatedAt = fromMicros(at)
-		m.Similarity = &sim
-		m.Decay = c.decay(m.CreatedAt)
-		m.Score = sim * m.Decay
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("similar memories: %w", err)
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].CreatedAt.After(out[j].CreatedAt)
-	})
-	return out[:min(limit, len(out))], nil
 }
 
 // Recall is a local memory search: by vector similarity when the local embedder
@@ -273,10 +241,14 @@ func (c *Cache) Conflicts(ctx context.Context, status memory.ConflictStatus) ([]
 
 // touch marks memories as just used (the LRU order of pruning), best effort.
 func (c *Cache) touch(ctx context.Context, ms []memory.BriefMemory) {
-	now := micros(c.opts.Now())
-	for _, m := range ms {
-		_, _ = c.db.ExecContext(ctx, `UPDATE memories SET last_used = ? WHERE id = ?`, now, m.ID)
+	if len(ms) == 0 {
+		return
 	}
+	args := []any{micros(c.opts.Now())}
+	for _, m := range ms {
+		args = append(args, m.ID)
+	}
+	_, _ = c.db.ExecContext(ctx, `UPDATE memories SET last_used = ? WHERE id IN (?`+strings.Repeat(",?", len(ms)-1)+`)`, args...)
 }
 
 // prune keeps at most MaxEpisodes synced episodes, dropping the least recently
@@ -286,6 +258,7 @@ func (c *Cache) prune(ctx context.Context) error {
 	if err != nil || n <= c.opts.MaxEpisodes {
 		return err
 	}
+	defer c.vecs.invalidate()
 	_, err = c.db.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT id FROM memories
 		WHERE kind = 'episode' AND synced = 1 ORDER BY last_used, created_at LIMIT ?)`, n-c.opts.MaxEpisodes)
 	if err != nil {

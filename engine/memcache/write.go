@@ -65,6 +65,7 @@ func (c *Cache) Add(ctx context.Context, in memory.NewMemory) (memory.Memory, er
 	if err != nil {
 		return memory.Memory{}, fmt.Errorf("add memory: %w", err)
 	}
+	c.vecs.invalidate()
 	return m, nil
 }
 
@@ -179,6 +180,7 @@ func (c *Cache) Invalidate(ctx context.Context, id, actor, reason string) error 
 	if err != nil {
 		return fmt.Errorf("invalidate %s: %w", id, err)
 	}
+	c.vecs.invalidate()
 	return nil
 }
 
