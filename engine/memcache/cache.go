@@ -172,6 +172,7 @@ const (
 	metaLastError = "last_error" // the last sync error, "" after a clean sync
 	metaCoreModel = "core_model" // the embedder of the core's vectors
 	metaCoreDims  = "core_dims"
+	metaProject   = "project" // the core's repository id the cache belongs to
 )
 
 type execer interface {

@@ -117,3 +117,17 @@ func TestPruneKeepsUnsynced(t *testing.T) {
 		t.Errorf("after the sync: %d cached, want 10 episodes and the rule", r.Memories)
 	}
 }
+
+// TestCacheBelongsToOneProject: a cache file synced with one project refuses
+// another.
+func TestCacheBelongsToOneProject(t *testing.T) {
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	c := openCache(t, filepath.Join(t.TempDir(), "c.db"))
+	if _, err := c.Sync(ctx, newCore(t, db, nil)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Sync(ctx, newCore(t, db, nil)); err == nil {
+		t.Error("a second project synced into the same cache file")
+	}
+}

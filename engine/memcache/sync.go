@@ -32,6 +32,9 @@ type Report struct {
 func (c *Cache) Sync(ctx context.Context, core Core) (Report, error) {
 	c.syncMu.Lock()
 	defer c.syncMu.Unlock()
+	if err := c.checkCore(ctx, core); err != nil {
+		return Report{}, fmt.Errorf("sync: %w", err)
+	}
 	pushed, err := c.Push(ctx, core)
 	if err == nil {
 		c.noteMeta(ctx, metaLastPush, strconv.FormatInt(micros(c.opts.Now()), 10))
@@ -143,4 +146,21 @@ func (c *Cache) count(ctx context.Context, q string) (int, error) {
 // noteMeta records a sync fact, best effort (even when ctx has ended).
 func (c *Cache) noteMeta(ctx context.Context, key, value string) {
 	_ = setMeta(context.WithoutCancel(ctx), c.db, key, value)
+}
+
+// checkCore ties the cache to the first project it synced with: a file given to
+// another project (--cache FILE) would mix their memories.
+func (c *Cache) checkCore(ctx context.Context, core Core) error {
+	want := strconv.FormatInt(core.Store.Project(), 10)
+	got, err := getMeta(ctx, c.db, metaProject)
+	if err != nil {
+		return err
+	}
+	if got == "" {
+		return setMeta(ctx, c.db, metaProject, want)
+	}
+	if got != want {
+		return fmt.Errorf("cache %s holds project %s, not %s: give each project its own --cache file", c.opts.Path, got, want)
+	}
+	return nil
 }
