@@ -90,12 +90,7 @@ func newBriefingCmd(g *globals) *cobra.Command {
 			if err := intIn("limit", limit, 1, 100); err != nil {
 				return err
 			}
-			s, err := memOpen(cmd, g, true, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			b, err := s.store.Briefing(cmd.Context(), memory.BriefingOptions{Query: query, Limit: limit})
+			b, err := briefing(cmd, g, memory.BriefingOptions{Query: query, Limit: limit})
 			if err != nil {
 				return err
 			}
@@ -135,4 +130,24 @@ func newBriefingCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&query, "query", "", "rank memories by similarity to this (default: the most recent)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "number of memories (at most 100)")
 	return cmd
+}
+
+// briefing is served from the cache when one is configured (brought up to date
+// first unless --offline), else by the core.
+func briefing(cmd *cobra.Command, g *globals, opts memory.BriefingOptions) (memory.Briefing, error) {
+	c, err := openCache(cmd, g, true)
+	if err != nil {
+		return memory.Briefing{}, err
+	}
+	if c != nil {
+		defer c.close()
+		c.refresh(cmd.Context(), cmd.ErrOrStderr())
+		return c.cache.Briefing(cmd.Context(), opts)
+	}
+	s, err := memOpen(cmd, g, true, 0)
+	if err != nil {
+		return memory.Briefing{}, err
+	}
+	defer s.close()
+	return s.store.Briefing(cmd.Context(), opts)
 }

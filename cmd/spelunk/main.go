@@ -29,6 +29,10 @@ type globals struct {
 	tenant string
 	json   bool
 	embed  embedFlags
+	// cache is --cache (a file, "off", or "" for the default); offline serves
+	// memory from the cache only.
+	cache   string
+	offline bool
 }
 
 func main() {
@@ -68,13 +72,15 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.repo, "repo", "", "repository directory (default: the git top level of the current directory)")
 	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
 	pf.BoolVar(&g.json, "json", false, "machine-readable output")
+	pf.StringVar(&g.cache, "cache", os.Getenv("SPELUNK_CACHE"), "memory cache file, or off (default $SPELUNK_CACHE, else one under $XDG_CACHE_HOME/spelunk/ for a --db URL)")
+	pf.BoolVar(&g.offline, "offline", false, "serve memory from the local cache only (no database round trip)")
 	g.embed.register(pf)
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
 		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),
 		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
 	root.AddCommand(newMemoryCmds(g)...)
-	root.AddCommand(newMCPCmd(g))
+	root.AddCommand(newMCPCmd(g), newSyncCmd(g))
 	root.AddCommand(newServeCmd(g), newHooksCmd(g))
 	// spelunk with no subcommand opens the TUI on the repository.
 	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, g) }

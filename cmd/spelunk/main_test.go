@@ -14,7 +14,12 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	// A --db URL turns the memory cache on: its default file must not land in
+	// the user's cache directory. Tests of the cache give --cache FILE.
+	os.Setenv("SPELUNK_CACHE", "off")
+	pgtest.Main(m)
+}
 
 // spelunk runs the CLI in-process and returns its exit code, stdout and stderr.
 func spelunk(t *testing.T, args ...string) (int, string, string) {

@@ -17,7 +17,7 @@ import (
 // and returns the exit code run() would give, stdout and stderr.
 func memoryCLI(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
-	g := &globals{}
+	g := &globals{cache: "off"} // the core's own paths; sync_test covers the cache
 	root := &cobra.Command{Use: "spelunk", SilenceUsage: true, SilenceErrors: true}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()

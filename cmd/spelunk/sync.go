@@ -1,0 +1,231 @@
+package main
+
+// spelunk sync status|now and the memory edge cache (issue 16): a SQLite file per
+// machine, database and project that serves memory reads and queues writes.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/memcache"
+	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg"
+)
+
+// refreshTimeout bounds the freshness check a command makes before reading the
+// cache: an unreachable core must not hold a local read up for long.
+const refreshTimeout = 3 * time.Second
+
+// cacheFile is the cache of the project at root: --cache / $SPELUNK_CACHE, else,
+// for a database given by URL (--db or $SPELUNK_DATABASE_URL), a file under
+// $XDG_CACHE_HOME/spelunk/ named after the database, tenant and project. "" means
+// no cache: --cache off, or the embedded cluster on this machine, which needs none.
+func cacheFile(g *globals, root string) (string, error) {
+	switch g.cache {
+	case "off":
+		return "", nil
+	case "":
+	default:
+		return g.cache, nil
+	}
+	url := g.db
+	if url == "" {
+		url = os.Getenv("SPELUNK_DATABASE_URL")
+	}
+	if url == "" {
+		return "", nil
+	}
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cache directory: %w", err)
+	}
+	db := sha256.Sum256([]byte(pg.RedactURL(url) + "\x00" + g.tenant))
+	proj := sha256.Sum256([]byte(root))
+	return filepath.Join(dir, "spelunk", hex.EncodeToString(db[:8]), hex.EncodeToString(proj[:8])+".db"), nil
+}
+
+// cacheSession is an open cache and, when reachable, its core.
+type cacheSession struct {
+	cache *memcache.Cache
+	core  *memcache.Core // nil offline or when the core is unreachable
+	// coreErr is why there is no core ("" with --offline).
+	coreErr error
+}
+
+func (s *cacheSession) close() {
+	s.cache.Close()
+	if s.core != nil {
+		s.core.DB.Close()
+	}
+}
+
+// openCache opens the project's cache ("", nil when none is configured) and,
+// unless offline, its core. An unreachable core is not an error: the cache
+// serves, and the writes stay queued.
+func openCache(cmd *cobra.Command, g *globals, embedder bool) (*cacheSession, error) {
+	ctx := cmd.Context()
+	root, err := repoRoot(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	path, err := cacheFile(g, root)
+	if err != nil || path == "" {
+		if err == nil && g.offline {
+			err = usagef("--offline needs a cache: give --cache FILE, or a --db URL (the embedded cluster has none)")
+		}
+		return nil, err
+	}
+	var emb memory.Embedder
+	if embedder {
+		if emb, _, err = g.embed.embedder(); err != nil {
+			return nil, err
+		}
+	}
+	c, err := memcache.Open(ctx, memcache.Options{Path: path, Embedder: emb})
+	if err != nil {
+		return nil, err
+	}
+	s := &cacheSession{cache: c}
+	if g.offline {
+		return s, nil
+	}
+	octx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	db, err := openDB(octx, g)
+	if err != nil {
+		s.coreErr = err
+		return s, nil
+	}
+	repo, err := db.EnsureRepository(octx, root)
+	if err != nil {
+		db.Close()
+		s.coreErr = err
+		return s, nil
+	}
+	s.core = &memcache.Core{DB: db, Store: memory.New(db, repo.ID, memory.Options{Embedder: emb})}
+	return s, nil
+}
+
+// refresh brings the cache up to date with the core before a read (watermarks
+// compared, the difference pulled, the queue pushed), within refreshTimeout.
+func (s *cacheSession) refresh(ctx context.Context, stderr io.Writer) {
+	if s.core == nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, refreshTimeout)
+	defer cancel()
+	r, err := s.cache.Refresh(rctx, *s.core)
+	switch {
+	case err != nil:
+		s.coreErr = err
+	case r.LastError != "":
+		s.coreErr = errors.New(r.LastError)
+	}
+	if s.coreErr != nil {
+		fmt.Fprintf(stderr, "note: served from the local cache; the core is unreachable: %s\n", pg.RedactText(s.coreErr.Error()))
+	}
+	if r.Queued > 0 {
+		fmt.Fprintf(stderr, "note: %d writes queued for the core\n", r.Queued)
+	}
+}
+
+func newSyncCmd(g *globals) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "sync",
+		Short: "The local memory cache: its state (status) and a sync with the core (now)",
+		Long: "With a database given by URL, memory reads are served from a local SQLite cache and writes are\n" +
+			"queued there and pushed to the core in order. --cache FILE / $SPELUNK_CACHE picks the file,\n" +
+			"--cache off disables it; --offline serves from the cache only.",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown sync command %q (status, now)", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	status := &cobra.Command{
+		Use: "status", Short: "Cache file, last pull watermark, queued writes, last error", Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			offline := g.offline
+			g.offline = true // status reads the file only
+			defer func() { g.offline = offline }()
+			return runSync(cmd, g, false)
+		},
+	}
+	now := &cobra.Command{
+		Use: "now", Short: "Push the queued writes, then pull what changed on the core", Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if g.offline {
+				return usagef("sync now cannot run --offline")
+			}
+			return runSync(cmd, g, true)
+		},
+	}
+	cmd.AddCommand(status, now)
+	return cmd
+}
+
+func runSync(cmd *cobra.Command, g *globals, sync bool) error {
+	s, err := openCache(cmd, g, true)
+	if err != nil {
+		return err
+	}
+	if s == nil {
+		return usagef("no cache: the embedded cluster needs none; give --cache FILE or a --db URL")
+	}
+	defer s.close()
+	ctx := cmd.Context()
+	var r memcache.Report
+	var syncErr error
+	switch {
+	case !sync:
+		r, err = s.cache.Status(ctx)
+	case s.core == nil:
+		r, err = s.cache.Status(ctx)
+		syncErr = fmt.Errorf("core unreachable: %w", s.coreErr)
+	default:
+		r, syncErr = s.cache.Sync(ctx, *s.core)
+	}
+	if err != nil {
+		return err
+	}
+	if g.json {
+		if err := memJSON(cmd.OutOrStdout(), r); err != nil {
+			return err
+		}
+		return syncErr
+	}
+	printReport(cmd.OutOrStdout(), r, sync)
+	return syncErr
+}
+
+func printReport(w io.Writer, r memcache.Report, sync bool) {
+	wm := "never pulled"
+	if !r.Watermark.IsZero() {
+		wm = memTime(r.Watermark)
+	}
+	fmt.Fprintf(w, "cache:      %s\nwatermark:  %s\nmemories:   %d cached\nqueued:     %d writes queued", r.Path, wm, r.Memories, r.Queued)
+	if r.Dead > 0 {
+		fmt.Fprintf(w, " (%d refused by the core)", r.Dead)
+	}
+	fmt.Fprintln(w)
+	if r.CoreModel != "" {
+		fmt.Fprintf(w, "embedder:   %s (the core's)\n", r.CoreModel)
+	}
+	if r.LastError != "" {
+		fmt.Fprintf(w, "last error: %s\n", pg.RedactText(r.LastError))
+	}
+	if sync {
+		fmt.Fprintf(w, "pushed %d, pulled %d\n", r.Pushed, r.Pulled)
+	}
+}

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// syncCLI runs the memory and sync commands in-process with the global flags,
+// the cache ones included.
+func syncCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	g := &globals{}
+	root := &cobra.Command{Use: "spelunk", SilenceUsage: true, SilenceErrors: true}
+	pf := root.PersistentFlags()
+	pf.StringVar(&g.db, "db", "", "")
+	pf.StringVar(&g.repo, "repo", "", "")
+	pf.StringVar(&g.tenant, "tenant", "default", "")
+	pf.BoolVar(&g.json, "json", false, "")
+	pf.StringVar(&g.cache, "cache", "", "")
+	pf.BoolVar(&g.offline, "offline", false, "")
+	g.embed.register(pf)
+	root.AddCommand(newMemoryCmds(g)...)
+	root.AddCommand(newSyncCmd(g))
+	var stdout, stderr bytes.Buffer
+	root.SetOut(&stdout)
+	root.SetErr(&stderr)
+	root.SetArgs(args)
+	code := 0
+	if err := root.ExecuteContext(context.Background()); err != nil {
+		stderr.WriteString("spelunk: " + err.Error() + "\n")
+		code = 1
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestSyncCLI(t *testing.T) {
+	t.Setenv("SPELUNK_EMBEDDER", "hash")
+	cache := filepath.Join(t.TempDir(), "memory.db")
+	base := []string{"--db", pgtest.URL(t), "--repo", t.TempDir(), "--cache", cache}
+	run := func(t *testing.T, args ...string) string {
+		t.Helper()
+		code, out, errOut := syncCLI(t, append(append([]string{}, base...), args...)...)
+		if code != 0 {
+			t.Fatalf("spelunk %v: exit %d: %s", args, code, errOut)
+		}
+		return out
+	}
+	run(t, "nugget", "set", "deploy.cmd", "make deploy")
+	run(t, "memory", "add", "--kind", "fact", "--author", "agent:t", "The staging database is db-stage-2")
+
+	var r struct {
+		Queued    int    `json:"queued"`
+		Watermark string `json:"watermark"`
+		LastError string `json:"last_error"`
+		Pulled    int    `json:"pulled"`
+		Pushed    int    `json:"pushed"`
+	}
+	if err := json.Unmarshal([]byte(run(t, "sync", "now", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Pulled < 2 || r.Queued != 0 || r.LastError != "" {
+		t.Errorf("sync now = %+v, want the nugget and the memory pulled, nothing queued", r)
+	}
+	var b struct {
+		Memories []struct{ Content string } `json:"memories"`
+		Nuggets  []struct{ Key string }     `json:"nuggets"`
+	}
+	if err := json.Unmarshal([]byte(run(t, "--offline", "briefing", "--json")), &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(b.Memories) != 1 || len(b.Nuggets) != 1 || b.Nuggets[0].Key != "deploy.cmd" {
+		t.Errorf("offline briefing = %+v, want the memory and the nugget", b)
+	}
+	var st struct {
+		Cache     string `json:"cache"`
+		Watermark string `json:"watermark"`
+	}
+	if err := json.Unmarshal([]byte(run(t, "sync", "status", "--json")), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Cache != cache || st.Watermark != r.Watermark || st.Watermark == "" {
+		t.Errorf("sync status = %+v, want %s with watermark %s", st, cache, r.Watermark)
+	}
+	if out := run(t, "--cache", "off", "briefing"); !bytes.Contains([]byte(out), []byte("deploy.cmd")) {
+		t.Errorf("briefing without a cache:\n%s", out)
+	}
+}
