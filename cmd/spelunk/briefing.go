@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/memcache"
 	"github.com/spelunkhq/spelunk/engine/memory"
 )
 
@@ -35,9 +36,16 @@ func newStateCmd(g *globals) *cobra.Command {
 			if strings.TrimSpace(summary) == "" {
 				return usagef("--summary is required")
 			}
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
-				return st.SetState(ctx, memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)})
+			in := memory.NewState{Summary: summary, Blockers: blockers, Priorities: priorities, Author: memAuthor(author)}
+			return cacheShow(cmd, g, true, func(ctx context.Context, c *memcache.Cache) (memory.State, error) {
+				return c.SetState(ctx, in)
+			}, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+				return st.SetState(ctx, in)
 			}, func(w io.Writer, st memory.State) {
+				if st.ID == 0 {
+					fmt.Fprintln(w, "state recorded (queued for the core)")
+					return
+				}
 				fmt.Fprintf(w, "state %d recorded\n", st.ID)
 			})
 		},
@@ -52,7 +60,9 @@ func newStateCmd(g *globals) *cobra.Command {
 		Short: "Show the latest state compilation",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.State, error) {
+			return cacheShow(cmd, g, false, func(ctx context.Context, c *memcache.Cache) (memory.State, error) {
+				return c.LatestState(ctx)
+			}, func(ctx context.Context, st *memory.Store) (memory.State, error) {
 				return st.LatestState(ctx)
 			}, func(w io.Writer, st memory.State) {
 				memPrintState(w, st)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/memcache"
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
@@ -171,12 +172,16 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 			if threshold < 0 || threshold > 1 {
 				return usagef("--threshold must be between 0 and 1")
 			}
+			in := memory.NewMemory{Kind: memory.Kind(kind), Author: author, Text: args[0], Parents: parents}
+			if used, err := cacheAdd(cmd, g, in); used || err != nil {
+				return err
+			}
 			s, err := memOpen(cmd, g, true, threshold)
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			a, err := s.store.Add(cmd.Context(), memory.NewMemory{Kind: memory.Kind(kind), Author: author, Text: args[0], Parents: parents})
+			a, err := s.store.Add(cmd.Context(), in)
 			if err != nil {
 				return err
 			}
@@ -436,8 +441,11 @@ func newNuggetCmd(g *globals) *cobra.Command {
 		Short: "Set a nugget",
 		Args:  rangeArgs(2, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.NuggetSet, error) {
-				return st.SetNugget(ctx, memory.NuggetWrite{Key: args[0], Value: args[1], Author: memAuthor(author)})
+			w := memory.NuggetWrite{Key: args[0], Value: args[1], Author: memAuthor(author)}
+			return cacheShow(cmd, g, true, func(ctx context.Context, c *memcache.Cache) (memory.NuggetSet, error) {
+				return c.SetNugget(ctx, w)
+			}, func(ctx context.Context, st *memory.Store) (memory.NuggetSet, error) {
+				return st.SetNugget(ctx, w)
 			}, func(w io.Writer, r memory.NuggetSet) {
 				fmt.Fprintf(w, "%s = %s\n", r.Nugget.Key, r.Nugget.Value)
 				if !r.Applied {
@@ -452,7 +460,9 @@ func newNuggetCmd(g *globals) *cobra.Command {
 		Short: "Print a nugget's current value",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Nugget, error) {
+			return cacheShow(cmd, g, false, func(ctx context.Context, c *memcache.Cache) (memory.Nugget, error) {
+				return c.Nugget(ctx, args[0])
+			}, func(ctx context.Context, st *memory.Store) (memory.Nugget, error) {
 				return st.Nugget(ctx, args[0])
 			}, func(w io.Writer, n memory.Nugget) {
 				fmt.Fprintln(w, n.Value)
@@ -464,14 +474,24 @@ func newNuggetCmd(g *globals) *cobra.Command {
 		Short: "List the current nuggets",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := memOpen(cmd, g, false, 0)
+			var ns []memory.Nugget
+			used, err := withCache(cmd, g, false, func(ctx context.Context, c *memcache.Cache) error {
+				var err error
+				ns, err = c.Nuggets(ctx)
+				return err
+			})
 			if err != nil {
 				return err
 			}
-			defer s.close()
-			ns, err := s.store.Nuggets(cmd.Context())
-			if err != nil {
-				return err
+			if !used {
+				s, err := memOpen(cmd, g, false, 0)
+				if err != nil {
+					return err
+				}
+				defer s.close()
+				if ns, err = s.store.Nuggets(cmd.Context()); err != nil {
+					return err
+				}
 			}
 			for _, n := range ns {
 				if g.json {

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -228,4 +229,98 @@ func printReport(w io.Writer, r memcache.Report, sync bool) {
 	if sync {
 		fmt.Fprintf(w, "pushed %d, pulled %d\n", r.Pushed, r.Pulled)
 	}
+}
+
+// withCache runs fn on the project's cache when one is configured and reports
+// whether it did. A read is brought up to date first; a write is queued by fn
+// and pushed after it (it stays queued when the core is unreachable).
+func withCache(cmd *cobra.Command, g *globals, write bool, fn func(context.Context, *memcache.Cache) error) (bool, error) {
+	s, err := openCache(cmd, g, write)
+	if err != nil || s == nil {
+		return false, err
+	}
+	defer s.close()
+	if !write {
+		s.refresh(cmd.Context(), cmd.ErrOrStderr())
+		return true, fn(cmd.Context(), s.cache)
+	}
+	if err := fn(cmd.Context(), s.cache); err != nil {
+		return true, err
+	}
+	s.refresh(cmd.Context(), cmd.ErrOrStderr())
+	return true, nil
+}
+
+// cacheShow is memShow served by the cache when one is configured.
+func cacheShow[T any](cmd *cobra.Command, g *globals, write bool, viaCache func(context.Context, *memcache.Cache) (T, error),
+	viaCore func(context.Context, *memory.Store) (T, error), text func(io.Writer, T)) error {
+	var v T
+	used, err := withCache(cmd, g, write, func(ctx context.Context, c *memcache.Cache) error {
+		var err error
+		v, err = viaCache(ctx, c)
+		return err
+	})
+	if !used && err == nil {
+		return memShow(cmd, g, viaCore, text)
+	}
+	if err != nil {
+		return err
+	}
+	if g.json {
+		return memJSON(cmd.OutOrStdout(), v)
+	}
+	text(cmd.OutOrStdout(), v)
+	return nil
+}
+
+// cacheAdd records a memory through the cache when one is configured: queued,
+// pushed at once when the core is reachable (which runs its conflict check), and
+// printed with the status the cache then holds.
+func cacheAdd(cmd *cobra.Command, g *globals, in memory.NewMemory) (bool, error) {
+	var m memory.Memory
+	var conflict *string
+	var queued int
+	used, err := withCache(cmd, g, true, func(ctx context.Context, c *memcache.Cache) error {
+		var err error
+		m, err = c.Add(ctx, in)
+		return err
+	})
+	if !used || err != nil {
+		return used, err
+	}
+	// Read back what the push and pull left (status, conflict), from the file.
+	_, err = withCache(cmd, g, false, func(ctx context.Context, c *memcache.Cache) error {
+		if got, err := c.Memory(ctx, m.ID); err == nil {
+			m = got
+		}
+		ks, err := c.Conflicts(ctx, memory.ConflictOpen)
+		for _, k := range ks {
+			if slices.Contains(k.MemoryIDs, m.ID) {
+				conflict = &k.ID
+			}
+		}
+		r, _ := c.Status(ctx)
+		queued = r.Queued
+		return err
+	})
+	if err != nil {
+		return true, err
+	}
+	out := cmd.OutOrStdout()
+	if g.json {
+		return true, memJSON(out, struct {
+			ID         string        `json:"id"`
+			Status     memory.Status `json:"status"`
+			ConflictID *string       `json:"conflict_id"`
+			Queued     int           `json:"queued"`
+		}{m.ID, m.Status, conflict, queued})
+	}
+	fmt.Fprintln(out, m.ID)
+	switch {
+	case conflict != nil:
+		fmt.Fprintf(out, "DISPUTED: conflict %s\nresolve with: spelunk conflicts show %s\n", *conflict, memShortID(*conflict))
+	case queued > 0:
+		fmt.Fprintf(out, "queued: %d writes wait for the core (spelunk sync now)\n", queued)
+	}
+	return true, nil
 }

@@ -91,4 +91,29 @@ func TestSyncCLI(t *testing.T) {
 	if out := run(t, "--cache", "off", "briefing"); !bytes.Contains([]byte(out), []byte("deploy.cmd")) {
 		t.Errorf("briefing without a cache:\n%s", out)
 	}
+
+	// The core unreachable: writes are queued, reads served, sync now fails and
+	// says how many writes wait.
+	down := append(append([]string{}, base...), "--db", "postgres://spelunk@127.0.0.1:1/none?connect_timeout=1")
+	for _, args := range [][]string{{"nugget", "set", "owner", "ann"}, {"memory", "add", "--kind", "episode", "--author", "agent:t", "Tried the flaky test again"}} {
+		if code, _, errOut := syncCLI(t, append(append([]string{}, down...), args...)...); code != 0 {
+			t.Fatalf("offline %v: exit %d: %s", args, code, errOut)
+		}
+	}
+	if code, out, _ := syncCLI(t, append(append([]string{}, down...), "nugget", "get", "owner")...); code != 0 || out != "ann\n" {
+		t.Errorf("offline nugget get = %d %q, want ann", code, out)
+	}
+	code, out, _ := syncCLI(t, append(append([]string{}, down...), "sync", "now", "--json")...)
+	if err := json.Unmarshal([]byte(out), &r); err != nil || code == 0 || r.Queued != 2 {
+		t.Errorf("sync now with the core down: exit %d, %+v (%v); want an error and 2 queued", code, r, err)
+	}
+	if err := json.Unmarshal([]byte(run(t, "sync", "now", "--json")), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Pushed != 2 || r.Queued != 0 {
+		t.Errorf("sync now with the core back = %+v, want 2 pushed, none queued", r)
+	}
+	if out := run(t, "--cache", "off", "nugget", "get", "owner"); out != "ann\n" {
+		t.Errorf("core's nugget owner = %q, want ann", out)
+	}
 }
