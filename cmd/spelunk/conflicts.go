@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/memcache"
 	"github.com/spelunkhq/spelunk/engine/memory"
 )
 
@@ -39,12 +40,7 @@ func newConflictsCmd(g *globals) *cobra.Command {
 			default:
 				return usagef("--status must be open, resolved or all (got %q)", status)
 			}
-			s, err := memOpen(cmd, g, true, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			cs, err := s.store.Conflicts(cmd.Context(), st)
+			cs, err := listConflicts(cmd, g, st)
 			if err != nil {
 				return err
 			}
@@ -183,4 +179,24 @@ func newConflictsUndoCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&author, "author", "", "who undoes (default $SPELUNK_AUTHOR, else $USER)")
 	return cmd
+}
+
+// listConflicts reads the conflicts from the cache when one is configured
+// (brought up to date first), else from the core.
+func listConflicts(cmd *cobra.Command, g *globals, st memory.ConflictStatus) ([]memory.Conflict, error) {
+	var cs []memory.Conflict
+	used, err := withCache(cmd, g, false, func(ctx context.Context, c *memcache.Cache) error {
+		var err error
+		cs, err = c.Conflicts(ctx, st)
+		return err
+	})
+	if used || err != nil {
+		return cs, err
+	}
+	s, err := memOpen(cmd, g, true, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer s.close()
+	return s.store.Conflicts(cmd.Context(), st)
 }

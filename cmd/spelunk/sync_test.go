@@ -88,6 +88,9 @@ func TestSyncCLI(t *testing.T) {
 	if st.Cache != cache || st.Watermark != r.Watermark || st.Watermark == "" {
 		t.Errorf("sync status = %+v, want %s with watermark %s", st, cache, r.Watermark)
 	}
+	if out := run(t, "--offline", "conflicts", "list", "--status", "all"); out != "" {
+		t.Errorf("cached conflicts = %q, want none", out)
+	}
 	if out := run(t, "--cache", "off", "briefing"); !bytes.Contains([]byte(out), []byte("deploy.cmd")) {
 		t.Errorf("briefing without a cache:\n%s", out)
 	}
