@@ -469,7 +469,12 @@ func newNuggetCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	list := &cobra.Command{
+	cmd.AddCommand(set, get, newNuggetListCmd(g), newNuggetHistoryCmd(g))
+	return cmd
+}
+
+func newNuggetListCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "list",
 		Short: "List the current nuggets",
 		Args:  noArgs,
@@ -505,7 +510,10 @@ func newNuggetCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	history := &cobra.Command{
+}
+
+func newNuggetHistoryCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "history KEY",
 		Short: "Every write of a nugget, oldest first; the last is current",
 		Args:  rangeArgs(1, 1),
@@ -531,6 +539,4 @@ func newNuggetCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(set, get, list, history)
-	return cmd
 }
