@@ -61,19 +61,23 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := markStale(ctx, db, rec, append(w.Symbols(), &anchor)...); err != nil {
+				return err
+			}
 			enc := json.NewEncoder(os.Stdout)
 			if !g.json {
-				fmt.Printf("%s of %s (%s:%d)\n", v.use, anchor.QualifiedName, anchor.Path, anchor.StartLine)
+				fmt.Printf("%s of %s (%s:%d)  %s\n", v.use, anchor.QualifiedName, anchor.Path, anchor.StartLine, revMark(anchor))
 			}
 			for _, n := range w.Nodes {
 				if g.json {
 					if err := enc.Encode(walkLine{Path: n.Path, Name: n.Name, QualifiedName: n.QualifiedName, StartLine: n.StartLine,
-						Depth: n.Depth, Edge: n.Kind, Line: n.Line, Confidence: string(n.Confidence), Candidates: n.Candidates}); err != nil {
+						Depth: n.Depth, Edge: n.Kind, Line: n.Line, Confidence: string(n.Confidence), Candidates: n.Candidates,
+						Revision: n.Revision, Stale: n.Stale}); err != nil {
 						return err
 					}
 					continue
 				}
-				fmt.Printf("%s%s  %s:%d%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, confidenceMark(n))
+				fmt.Printf("%s%s  %s:%d  %s%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, revMark(n.Symbol), confidenceMark(n))
 			}
 			if !g.json && dir == graph.Callees && len(w.Unresolved) > 0 {
 				seen := map[string]bool{}
@@ -92,6 +96,9 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 			}
 			if !g.json && len(w.Nodes) == 0 {
 				fmt.Println("  (none found)")
+			}
+			if !g.json {
+				printStaleNote(os.Stdout, append(w.Symbols(), &anchor))
 			}
 			return nil
 		},
@@ -128,6 +135,8 @@ type walkLine struct {
 	Line          int    `json:"line"`
 	Confidence    string `json:"confidence"`
 	Candidates    int    `json:"candidates,omitempty"`
+	Revision      string `json:"revision"` // the commit it was indexed at, or working-tree
+	Stale         bool   `json:"stale,omitempty"`
 }
 
 func newImportsCmd(g *globals, importers bool) *cobra.Command {

@@ -85,14 +85,18 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := markStale(ctx, db, rec, resp.Symbols()...); err != nil {
+				return err
+			}
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(resp)
 			}
 			if files {
 				printFiles(resp, explain)
-				return nil
+			} else {
+				printSearch(resp, explain)
 			}
-			printSearch(resp, explain)
+			printStaleNote(os.Stdout, resp.Symbols())
 			return nil
 		},
 	}
@@ -218,10 +222,7 @@ func printHeader(resp *search.Response, explain bool) {
 }
 
 func printResult(r search.Result, explain bool, indent string) {
-	mark := ""
-	if r.WorkingTree() {
-		mark = " [working-tree]"
-	}
+	mark := "  " + revMark(r.Symbol)
 	if r.Truncated {
 		mark += " [cut to budget]"
 	}
@@ -269,17 +270,19 @@ func newShowCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := markStale(ctx, db, rec, &full); err != nil {
+				return err
+			}
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(struct {
 					symbols.Symbol
 					Content string `json:"content"`
 				}{full, full.Content})
 			}
-			rev := full.Revision
-			if len(rev) > 12 && !full.WorkingTree() {
-				rev = rev[:12]
+			fmt.Printf("%s %s  %s:%d-%d  %s\n", full.Kind, full.QualifiedName, full.Path, full.StartLine, full.EndLine, revMark(full))
+			if full.Stale {
+				fmt.Fprintf(os.Stderr, "note: %s changed on disk since indexed: this is the indexed source (spelunk index --working-tree)\n", full.Path)
 			}
-			fmt.Printf("%s %s  %s:%d-%d  @%s\n", full.Kind, full.QualifiedName, full.Path, full.StartLine, full.EndLine, rev)
 			if isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "" {
 				var buf bytes.Buffer
 				if err := quick.Highlight(&buf, full.Content, lexerName(full.Path), "terminal256", "monokai"); err == nil {

@@ -51,6 +51,16 @@ type Walk struct {
 	Unresolved []Unresolved `json:"unresolved,omitempty"`
 }
 
+// Symbols points at the symbol of every node, so that a caller can annotate
+// them in place (engine/fresh marks the stale ones).
+func (w *Walk) Symbols() []*symbols.Symbol {
+	out := make([]*symbols.Symbol, len(w.Nodes))
+	for i := range w.Nodes {
+		out[i] = &w.Nodes[i].Symbol
+	}
+	return out
+}
+
 // MaxDepth bounds walks: deeper ones are clamped.
 const MaxDepth = 5
 

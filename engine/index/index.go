@@ -252,6 +252,7 @@ type parsed struct {
 	notes    []string
 	secrets  int
 	hash     string
+	mtime    any // the file's mtime in ns when it proves the content (source.Content.StableModTime), else nil
 	file     *parse.File
 	imports  []string // resolved path per file.Imports entry ("" = external)
 }
@@ -381,6 +382,9 @@ func prepareCurrent(ctx context.Context, repo *source.Repo, t target, c source.C
 		}
 		p := prepare(t, c.Data, readErr, resolver, sopts)
 		if readErr != nil || repo.StillCurrent(t.Path, c) {
+			if mt, ok := c.StableModTime(); ok && readErr == nil {
+				p.mtime = mt.UnixNano()
+			}
 			return p
 		}
 		if attempt == maxRereads || ctx.Err() != nil {

@@ -17,7 +17,7 @@ type fileRows struct {
 func (r *fileRows) add(w *writer, p parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
 	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
-		nonNil(p.notes), p.secrets, IsTest(p.Path)})
+		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime})
 	if p.file == nil {
 		return
 	}

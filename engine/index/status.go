@@ -3,9 +3,11 @@ package index
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/spelunkhq/spelunk/engine/fresh"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/source"
 )
@@ -24,7 +26,10 @@ type Status struct {
 	Head             string           `json:"head,omitempty"`
 	Stale            bool             `json:"stale"`
 	StaleReason      string           `json:"stale_reason,omitempty"`
-	Interrupted      bool             `json:"interrupted"`
+	// StaleFiles counts the files on disk that differ from the index (edited,
+	// added or deleted since they were indexed), when HEAD is the indexed commit.
+	StaleFiles  int  `json:"stale_files,omitempty"`
+	Interrupted bool `json:"interrupted"`
 }
 
 // FileSecretNote counts the secrets redacted in one file.
@@ -34,8 +39,10 @@ type FileSecretNote struct {
 }
 
 // RepoStatus reports on the repository registered for dir. Staleness compares the
-// last indexed commit with HEAD and, when the index does not cover the working tree,
-// looks for uncommitted changes.
+// last indexed commit with HEAD and then the files on disk with the index: only
+// those git status reports as changed since HEAD and those indexed from the
+// working tree can differ (engine/fresh), so the check costs one git status, one
+// query and a stat of each, whatever the size of the repository.
 func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, error) {
 	st := Status{Repository: rec, Skipped: map[string]int{}}
 	err := db.Pool.QueryRow(ctx, `SELECT
@@ -87,15 +94,43 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 	case repo.IsGit && repo.Head != rec.LastCommit:
 		st.Stale, st.StaleReason = true, fmt.Sprintf("HEAD is %s, index is at %s", short(repo.Head), short(rec.LastCommit))
 	case repo.IsGit:
-		dirty, err := repo.Dirty(ctx)
-		switch {
-		case err != nil: // not "clean": nobody can tell
-			st.Stale, st.StaleReason = true, err.Error()
-		case dirty && !rec.WorkingTree:
-			st.Stale, st.StaleReason = true, "uncommitted changes not indexed (spelunk index --working-tree)"
+		if err := diskStatus(ctx, db, repo, &st); err != nil {
+			return st, err
 		}
 	}
 	return st, nil
+}
+
+// diskStatus marks st stale when files on disk differ from the index of the
+// commit at HEAD.
+func diskStatus(ctx context.Context, db *pg.DB, repo *source.Repo, st *Status) error {
+	changed, err := repo.Changes(ctx)
+	if err != nil { // not "clean": nobody can tell
+		st.Stale, st.StaleReason = true, err.Error()
+		return nil
+	}
+	stale, err := fresh.New(db, st.ID, repo.Root, fresh.Options{TTL: -1}).Changed(ctx, changed)
+	if err != nil {
+		return fmt.Errorf("repository status: %w", err)
+	}
+	if len(stale) == 0 {
+		return nil
+	}
+	st.Stale, st.StaleFiles = true, len(stale)
+	what := "with uncommitted changes not indexed"
+	if st.WorkingTree {
+		what = "changed since indexed"
+	}
+	names := strings.Join(stale[:min(len(stale), 3)], ", ")
+	if len(stale) > 3 {
+		names += ", …"
+	}
+	files := "files"
+	if len(stale) == 1 {
+		files = "file"
+	}
+	st.StaleReason = fmt.Sprintf("%d %s %s (%s): spelunk index --working-tree", len(stale), files, what, names)
+	return nil
 }
 
 func short(sha string) string {

@@ -283,7 +283,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		pending = append(pending, rows.pending...)
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
 			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-			"secrets_redacted", "is_test"}, rows.files); err != nil {
+			"secrets_redacted", "is_test", "mtime_ns"}, rows.files); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",

@@ -126,3 +126,19 @@ type Response struct {
 	Timings map[Channel]time.Duration `json:"-"`
 	Took    time.Duration             `json:"-"`
 }
+
+// Symbols points at the symbol of every result, those listed under Files
+// included, so that a caller can annotate them in place (engine/fresh marks the
+// stale ones).
+func (r *Response) Symbols() []*symbols.Symbol {
+	out := make([]*symbols.Symbol, 0, len(r.Results))
+	for i := range r.Results {
+		out = append(out, &r.Results[i].Symbol)
+	}
+	for i := range r.Files {
+		for j := range r.Files[i].Symbols {
+			out = append(out, &r.Files[i].Symbols[j].Symbol)
+		}
+	}
+	return out
+}

@@ -182,20 +182,57 @@ func (r *Repo) resolveCommits(ctx context.Context, revs ...string) ([]string, er
 // everywhere (an unreadable directory), it returns an error rather than a
 // clean answer that may be wrong.
 func (r *Repo) Dirty(ctx context.Context) (bool, error) {
-	if !r.IsGit {
-		return false, fmt.Errorf("status of %s: %w", r.Root, ErrNotGit)
-	}
-	out, stderr, err := runGitStderr(ctx, r.Root, "status", "--porcelain", "-z", "--untracked-files=normal", "--ignore-submodules=all")
+	out, err := r.status(ctx, "normal")
+	return len(out) > 0, err
+}
+
+// Changes lists the paths git status reports as differing from HEAD, sorted:
+// tracked files modified, staged or deleted, both names of a staged rename or
+// copy, and every untracked file that is not ignored (one by one, not as
+// their directory; a nested repository as its directory, without the
+// trailing slash). Files it does not list are as committed, so a check of
+// the working tree against the index need look only at these (and at what
+// the index holds from the working tree). It fails as Dirty does.
+func (r *Repo) Changes(ctx context.Context) ([]string, error) {
+	out, err := r.status(ctx, "all")
 	if err != nil {
-		return false, fmt.Errorf("cannot tell whether %s has uncommitted changes (see `git status` there): %w", r.Root, err)
+		return nil, err
+	}
+	var paths []string
+	recs := strings.Split(string(out), "\x00")
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 || rec[2] != ' ' {
+			continue // the empty tail after the last NUL
+		}
+		paths = append(paths, strings.TrimSuffix(rec[3:], "/"))
+		if (rec[0] == 'R' || rec[0] == 'C') && i+1 < len(recs) {
+			i++ // the name it was renamed or copied from
+			paths = append(paths, recs[i])
+		}
+	}
+	slices.Sort(paths)
+	return slices.Compact(paths), nil
+}
+
+// status runs `git status --porcelain -z` with the given untracked-files
+// mode, failing when git fails or reports nothing while it could not look
+// everywhere.
+func (r *Repo) status(ctx context.Context, untracked string) ([]byte, error) {
+	if !r.IsGit {
+		return nil, fmt.Errorf("status of %s: %w", r.Root, ErrNotGit)
+	}
+	out, stderr, err := runGitStderr(ctx, r.Root, "status", "--porcelain", "-z", "--untracked-files="+untracked, "--ignore-submodules=all")
+	if err != nil {
+		return nil, fmt.Errorf("cannot tell whether %s has uncommitted changes (see `git status` there): %w", r.Root, err)
 	}
 	if len(out) > 0 {
-		return true, nil
+		return out, nil
 	}
 	if w := incompleteStatus(stderr); w != "" {
-		return false, fmt.Errorf("cannot tell whether %s has uncommitted changes: git status could not look everywhere: %s", r.Root, w)
+		return nil, fmt.Errorf("cannot tell whether %s has uncommitted changes: git status could not look everywhere: %s", r.Root, w)
 	}
-	return false, nil
+	return nil, nil
 }
 
 // incompleteStatus returns the lines of a successful `git status`'s stderr

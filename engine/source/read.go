@@ -22,12 +22,28 @@ import (
 // (a file edited between the listing and the read).
 type Content struct {
 	Data    []byte
-	BlobSHA string    // git's blob id of Data (for a read from git, the object id)
-	Size    int64     // len(Data)
-	ModTime time.Time // the file's mtime when it was opened; zero for a read from git
+	BlobSHA string // git's blob id of Data (for a read from git, the object id)
+	Size    int64  // len(Data)
+	// ModTime is the file's mtime when it was opened, also for a committed
+	// file whose copy on disk hashed to its blob id; zero for a read from
+	// git's object database.
+	ModTime time.Time
 
 	info   fs.FileInfo // the opened file's stat, for StillCurrent; nil for a read from git
 	readAt time.Time   // when the read started
+}
+
+// StableModTime returns the mtime of the file the bytes were read from when
+// it can later prove them unchanged: a file found then with the same size and
+// this mtime holds the same bytes. It is not set (ok false) for a read from
+// git's object database, nor for a file modified within racyWindow of the
+// read, since a write in the same timestamp tick leaves the mtime as it was
+// (as in "racy git"); such a file has to be hashed to be compared.
+func (c Content) StableModTime() (mtime time.Time, ok bool) {
+	if c.ModTime.IsZero() || c.readAt.IsZero() || !c.ModTime.Before(c.readAt.Add(-racyWindow)) {
+		return time.Time{}, false
+	}
+	return c.ModTime, true
 }
 
 // Read returns the content of f; it is ReadContent without the id and stat.
@@ -64,8 +80,12 @@ func (r *Repo) ReadContent(ctx context.Context, f File, rev string) (Content, er
 		return Content{}, fmt.Errorf("read %s: %w", f.Path, err)
 	}
 	if f.BlobSHA != "" {
-		if data, ok := r.readVerified(ctx, f); ok {
-			return gitContent(data, f.BlobSHA), nil
+		if data, fi, at, ok := r.readVerified(ctx, f); ok {
+			// The hash proves the bytes: no StillCurrent check (info stays
+			// nil), but the stat can prove them unchanged later.
+			c := gitContent(data, f.BlobSHA)
+			c.ModTime, c.readAt = fi.ModTime(), at
+			return c, nil
 		}
 	}
 	r.mu.Lock()
@@ -131,26 +151,27 @@ func (r *Repo) StillCurrent(path string, c Content) bool {
 }
 
 // readVerified returns f's bytes from the work tree if they hash to
-// f.BlobSHA.
-func (r *Repo) readVerified(ctx context.Context, f File) ([]byte, bool) {
+// f.BlobSHA, with the stat of the file opened and when the read started.
+func (r *Repo) readVerified(ctx context.Context, f File) ([]byte, fs.FileInfo, time.Time, bool) {
 	native := filepath.FromSlash(f.Path)
 	if !filepath.IsLocal(native) {
-		return nil, false
+		return nil, nil, time.Time{}, false
 	}
 	limit := int64(math.MaxInt64) // size unknown: read it all
 	if f.Size > 0 {
 		limit = f.Size + 1 // one more byte tells a file that grew
 	}
 	var buf bytes.Buffer
+	start := time.Now()
 	fi, err := readFile(ctx, filepath.Join(r.Root, native), &buf, limit)
 	if err != nil || (f.Size > 0 && fi.Size() != f.Size) || int64(buf.Len()) != fi.Size() {
-		return nil, false
+		return nil, nil, time.Time{}, false
 	}
 	data := buf.Bytes()
 	if newFileReader(r.objectFormat).blobID(data) != f.BlobSHA {
-		return nil, false
+		return nil, nil, time.Time{}, false
 	}
-	return data, true
+	return data, fi, start, true
 }
 
 // readDisk reads a regular file below the root and hashes the bytes it

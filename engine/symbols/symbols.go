@@ -35,6 +35,10 @@ type Symbol struct {
 	Revision      string   `json:"revision"`
 	IsTest        bool     `json:"is_test,omitempty"`
 	Content       string   `json:"-"`
+	// Stale marks a symbol whose file on disk differs from what was indexed:
+	// its lines may have moved. The engine's queries leave it false; an
+	// engine/fresh Checker sets it.
+	Stale bool `json:"stale,omitempty"`
 }
 
 // WorkingTree reports whether the symbol comes from uncommitted changes.
