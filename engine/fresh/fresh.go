@@ -6,8 +6,9 @@
 // stat of each file. A file with the stored size and mtime is unchanged; one with
 // another size has changed; only a file of the same size whose mtime differs (or
 // was not recorded, see migrations/0007_file_mtime.sql) is hashed and compared
-// with the stored blob id. Answers are kept for a short while, since the results
-// of one query, and the queries typed one after another, touch the same few files.
+// with the stored blob id. The outcome of a hash is kept for a short while, for as
+// long as the file's stat and its row stay as they were: the results of one
+// query, and the queries typed one after another, touch the same few files.
 package fresh
 
 import (
@@ -28,15 +29,15 @@ import (
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-// DefaultTTL is how long an answer is reused by default: long enough for the
-// results of one query and the next keystroke's, short enough that an edit shows
-// at once to someone who saves and then searches.
+// DefaultTTL is how long the outcome of a hash is reused by default: long
+// enough for the results of one query and the next keystroke's. An edit shows
+// at once regardless, since it changes the file's stat.
 const DefaultTTL = 2 * time.Second
 
 // Options tune a Checker.
 type Options struct {
-	// TTL is how long the answer for a path is reused while its stored row stays
-	// the same; 0 = DefaultTTL, negative = never (every call looks at the disk).
+	// TTL is how long the outcome of hashing a file is reused while its stat and
+	// its stored row stay the same; 0 = DefaultTTL, negative = never.
 	TTL time.Duration
 	// Now is the clock of the cache; nil = time.Now.
 	Now func() time.Time
@@ -68,8 +69,11 @@ type stored struct {
 	workingTree bool // indexed from the working tree (revision working-tree)
 }
 
+// verdict is a comparison by hash, kept for the row and the stat it was made
+// against.
 type verdict struct {
 	row   stored
+	disk  disk
 	stale bool
 	at    time.Time
 }
@@ -88,8 +92,10 @@ func New(db *pg.DB, repoID int64, root string, o Options) *Checker {
 // Stale reports which of paths (slash-separated, relative to the root) are
 // stale: the file on disk differs from its stored row, or is gone. A path with
 // no stored row is stale when a file exists there (it is not indexed). It costs
-// one query and a stat per path not answered recently; a file that cannot be
-// examined (permissions) counts as stale, since it cannot be shown unchanged.
+// one query and a stat per path, and a hash of the files whose size is as
+// stored but whose mtime is not (unless hashed recently with the same stat); a
+// file that cannot be examined (permissions) counts as stale, since it cannot
+// be shown unchanged.
 func (c *Checker) Stale(ctx context.Context, paths []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	paths = slices.Compact(slices.Sorted(slices.Values(paths)))
@@ -179,35 +185,10 @@ func (c *Checker) rows(ctx context.Context, paths []string, workingTree bool) (m
 	return out, nil
 }
 
-// judge answers for one path, from the cache when a recent verdict was made
-// against the same row.
+// judge answers for one path. The file is always looked at (a stat); what is
+// kept is the comparison behind a hash, reused while the row and the stat both
+// stay the same.
 func (c *Checker) judge(ctx context.Context, p string, r stored) bool {
-	now := c.now()
-	if c.ttl > 0 {
-		c.mu.Lock()
-		v, ok := c.cache[p]
-		c.mu.Unlock()
-		if ok && v.row == r && now.Sub(v.at) < c.ttl && !now.Before(v.at) {
-			return v.stale
-		}
-	}
-	stale := c.differs(ctx, p, r)
-	if c.ttl > 0 {
-		c.mu.Lock()
-		if len(c.cache) > maxCached {
-			clear(c.cache) // answers are short-lived anyway
-		}
-		c.cache[p] = verdict{row: r, stale: stale, at: now}
-		c.mu.Unlock()
-	}
-	return stale
-}
-
-// maxCached bounds the cache; a long-lived server's searches touch many files.
-const maxCached = 4096
-
-// differs compares the file at p with its stored row r.
-func (c *Checker) differs(ctx context.Context, p string, r stored) bool {
 	native := filepath.FromSlash(p)
 	if !filepath.IsLocal(native) {
 		return true
@@ -217,30 +198,68 @@ func (c *Checker) differs(ctx context.Context, p string, r stored) bool {
 	case errors.Is(err, fs.ErrNotExist):
 		return r.found // deleted since indexed; without a row, rightly absent
 	case err != nil:
-		return true
+		return true // cannot be shown unchanged
 	case !r.found:
 		return true // on disk, not in the index
 	}
-	// A symbolic link is compared like a file: its size and id are those of
-	// its target's name, as the index stores them.
-	switch mode := fi.Mode(); {
-	case mode.IsDir():
-		return r.skip != source.SkipSubmodule // a nested repository stays one
-	case mode&fs.ModeSymlink == 0 && !mode.IsRegular():
-		return r.skip != source.SkipSpecial
+	d := disk{size: fi.Size(), mtime: fi.ModTime().UnixNano(), mode: fi.Mode()}
+	if stale, decided := compareStat(r, d); decided {
+		return stale
 	}
-	if fi.Size() != r.size {
-		return true
-	}
-	if r.mtimeKnown && fi.Mode().IsRegular() && fi.ModTime().UnixNano() == r.mtime {
-		return false
-	}
-	if r.blob == "" {
-		// Never identified: a file skipped before it was read (too large) is
-		// compared by size; an indexed one that changed while it was read is
-		// indexed again by the next run, so it is stale until then.
-		return r.status != "skipped"
+	now := c.now()
+	if c.ttl > 0 {
+		c.mu.Lock()
+		v, ok := c.cache[p]
+		c.mu.Unlock()
+		if ok && v.row == r && v.disk == d && now.Sub(v.at) < c.ttl && !now.Before(v.at) {
+			return v.stale
+		}
 	}
 	id, err := source.DiskBlobID(ctx, c.root, p, r.blob)
-	return err != nil || id != r.blob
+	stale := err != nil || id != r.blob
+	// A file written within the racy window may be written again without its
+	// stat changing: its answer is not kept.
+	if c.ttl > 0 && fi.ModTime().Before(now.Add(-source.RacyWindow)) {
+		c.mu.Lock()
+		if len(c.cache) >= maxCached {
+			clear(c.cache) // answers are short-lived anyway
+		}
+		c.cache[p] = verdict{row: r, disk: d, stale: stale, at: now}
+		c.mu.Unlock()
+	}
+	return stale
 }
+
+// disk is the stat of a file, as far as the comparison goes.
+type disk struct {
+	size  int64
+	mtime int64
+	mode  fs.FileMode
+}
+
+// compareStat decides from the stat alone when it can: another type or size
+// is a change, the stored size and mtime prove none. Otherwise the content
+// has to be hashed; a row that never identified its content (a file skipped
+// before it was read, as too large, or one that changed while it was read,
+// which the next run indexes again) has nothing to hash against: the first
+// is compared by size, the second is stale until then.
+func compareStat(r stored, d disk) (stale, decided bool) {
+	// A symbolic link is compared like a file: its size and id are those of
+	// its target's name, as the index stores them.
+	switch {
+	case d.mode.IsDir():
+		return r.skip != source.SkipSubmodule, true // a nested repository stays one
+	case d.mode&fs.ModeSymlink == 0 && !d.mode.IsRegular():
+		return r.skip != source.SkipSpecial, true
+	case d.size != r.size:
+		return true, true
+	case r.mtimeKnown && d.mode.IsRegular() && d.mtime == r.mtime:
+		return false, true
+	case r.blob == "":
+		return r.status != "skipped", true
+	}
+	return false, false
+}
+
+// maxCached bounds the cache; a long-lived server's searches touch many files.
+const maxCached = 4096

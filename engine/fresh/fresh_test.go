@@ -91,6 +91,7 @@ func staleOf(t *testing.T, c *fresh.Checker, paths ...string) []string {
 }
 
 func TestStaleFollowsTheDisk(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, false, index.Options{})
 	c := fresh.New(f.db, f.id, f.root, fresh.Options{TTL: -1})
 	paths := []string{"billing/refund.go", "cart/cart.go", "py/shop/models.py", "never/indexed.go"}
@@ -113,6 +114,7 @@ func TestStaleFollowsTheDisk(t *testing.T) {
 // Same size, other bytes, other mtime: the hash decides. Same bytes, other mtime
 // (touch, a checkout): not stale.
 func TestSameSizeIsHashed(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, true, index.Options{})
 	c := fresh.New(f.db, f.id, f.root, fresh.Options{TTL: -1})
 	const p = "billing/refund.go"
@@ -137,6 +139,7 @@ func TestSameSizeIsHashed(t *testing.T) {
 // stored size and mtime is not read at all: its content is not even looked at,
 // as git trusts its index's stat data.
 func TestStoredMtimeIsTrusted(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, true, index.Options{})
 	const p = "billing/refund.go"
 	var mtime *int64
@@ -168,6 +171,7 @@ func TestStoredMtimeIsTrusted(t *testing.T) {
 // A file written just before it was indexed has no mtime recorded (a write in
 // the same timestamp tick would not move it), so it is hashed every time.
 func TestRacyFileHasNoMtime(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, false, index.Options{})
 	var n int
 	if err := f.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM files WHERE repository_id = $1 AND mtime_ns IS NOT NULL`,
@@ -179,29 +183,51 @@ func TestRacyFileHasNoMtime(t *testing.T) {
 	}
 }
 
-func TestCacheIsShortLivedAndFollowsTheRow(t *testing.T) {
-	f := indexed(t, false, index.Options{})
-	now := time.Date(2025, 6, 2, 12, 0, 0, 0, time.UTC)
-	c := fresh.New(f.db, f.id, f.root, fresh.Options{TTL: time.Second, Now: func() time.Time { return now }})
+// The outcome of a hash is reused for the TTL while the file's stat and its row
+// stay the same: shown here by a change the stat cannot see (same size, mtime
+// put back), which the cache then misses until the TTL ends. Any edit that
+// moves the mtime is seen at once.
+func TestCacheKeepsHashesWhileStatAndRowStay(t *testing.T) {
+	t.Parallel()
+	f := indexed(t, true, index.Options{})
+	base := time.Now()
+	now := base
+	c := fresh.New(f.db, f.id, f.root, fresh.Options{TTL: time.Minute, Now: func() time.Time { return now }})
 	const p = "billing/refund.go"
-	if got := staleOf(t, c, p); len(got) != 0 {
-		t.Fatalf("just indexed: stale %v", got)
+	abs := filepath.Join(f.root, p)
+	touched := base.Add(-30 * time.Minute) // not the stored mtime: the file is hashed
+	if err := os.Chtimes(abs, touched, touched); err != nil {
+		t.Fatal(err)
 	}
-	f.write(t, p, f.read(t, p)+"\n// edited\n")
 	if got := staleOf(t, c, p); len(got) != 0 {
-		t.Fatalf("within the TTL: stale %v, want the cached answer", got)
+		t.Fatalf("touched: stale %v", got)
 	}
-	now = now.Add(time.Second)
+	orig := f.read(t, p)
+	swapped := []byte(orig)
+	swapped[slices.Index(swapped, 'R')] = 'X'
+	f.write(t, p, string(swapped))
+	if err := os.Chtimes(abs, touched, touched); err != nil {
+		t.Fatal(err)
+	}
+	if got := staleOf(t, c, p); len(got) != 0 {
+		t.Fatalf("same stat within the TTL: stale %v, want the kept hash", got)
+	}
+	now = now.Add(time.Minute)
 	if got := staleOf(t, c, p); len(got) != 1 {
 		t.Fatalf("after the TTL: stale %v, want %s", got, p)
 	}
+	f.write(t, p, orig+"\n// edited\n")
+	if got := staleOf(t, c, p); len(got) != 1 {
+		t.Fatalf("edited: stale %v, want %s", got, p)
+	}
 	f.reindex(t, index.Options{WorkingTree: true})
 	if got := staleOf(t, c, p); len(got) != 0 {
-		t.Fatalf("re-indexed within the TTL: stale %v; a new row must not get the old answer", got)
+		t.Fatalf("re-indexed: stale %v", got)
 	}
 }
 
 func TestMarkSymbols(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, false, index.Options{})
 	ctx := context.Background()
 	syms, err := symbols.List(ctx, f.db, f.id, symbols.Filter{Path: "billing/"})
@@ -227,6 +253,7 @@ func TestMarkSymbols(t *testing.T) {
 // tree: a file reverted to its committed content after a working-tree run
 // leaves git status clean, yet the index holds the edit.
 func TestChangedCoversRevertedWorkingTreeRows(t *testing.T) {
+	t.Parallel()
 	f := indexed(t, false, index.Options{})
 	ctx := context.Background()
 	c := fresh.New(f.db, f.id, f.root, fresh.Options{TTL: -1})

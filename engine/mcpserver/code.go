@@ -31,6 +31,7 @@ type SymbolRef struct {
 	Parent        string `json:"parent,omitempty" jsonschema:"qualified name of the enclosing type or class"`
 	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at, or working-tree for uncommitted changes"`
 	IsTest        bool   `json:"is_test,omitempty"`
+	Stale         bool   `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: lines may have moved (index_file it)"`
 }
 
 func ref(s symbols.Symbol) SymbolRef {
@@ -40,7 +41,25 @@ func ref(s symbols.Symbol) SymbolRef {
 	}
 	return SymbolRef{ID: s.ID, Path: s.Path, Name: s.Name, QualifiedName: s.QualifiedName, Kind: s.Kind,
 		StartLine: s.StartLine, EndLine: s.EndLine, Lines: fmt.Sprintf("%s:%d-%d", s.Path, s.StartLine, s.EndLine),
-		Signature: sig, Parent: s.Parent, Revision: s.Revision, IsTest: s.IsTest}
+		Signature: sig, Parent: s.Parent, Revision: s.Revision, IsTest: s.IsTest, Stale: s.Stale}
+}
+
+// markStale sets Stale on the symbols whose files changed on disk since they
+// were indexed (engine/fresh: one query, a stat per file).
+func (s *Server) markStale(ctx context.Context, syms ...*symbols.Symbol) error {
+	if err := s.fresh.Mark(ctx, syms...); err != nil {
+		return fmt.Errorf("check freshness: %w", err)
+	}
+	return nil
+}
+
+// pointers points at each symbol of syms, for markStale.
+func pointers(syms []symbols.Symbol) []*symbols.Symbol {
+	out := make([]*symbols.Symbol, len(syms))
+	for i := range syms {
+		out[i] = &syms[i]
+	}
+	return out
 }
 
 func (s *Server) registerCode() {
@@ -116,6 +135,9 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 	if len(syms) > limit {
 		syms, out.Truncated = syms[:limit], true
 	}
+	if err := s.markStale(ctx, pointers(syms)...); err != nil {
+		return SymbolsOut{}, err
+	}
 	for _, sym := range syms {
 		out.Symbols = append(out.Symbols, ref(sym))
 	}
@@ -174,7 +196,11 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 			return out, err
 		}
 		id = syms[0].ID
-		for _, o := range syms[1:min(len(syms), 6)] {
+		others := syms[1:min(len(syms), 6)]
+		if err := s.markStale(ctx, pointers(others)...); err != nil {
+			return out, err
+		}
+		for _, o := range others {
 			out.OtherMatches = append(out.OtherMatches, ref(o))
 		}
 	case p != "":
@@ -203,6 +229,9 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 		return out, fmt.Errorf("unknown symbol id %d in this repository", id)
 	}
 	if err != nil {
+		return out, err
+	}
+	if err := s.markStale(ctx, &sym); err != nil {
 		return out, err
 	}
 	out.Symbol = ref(sym)
@@ -374,6 +403,9 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 	if len(syms) > maxLimit {
 		syms, out.Truncated = syms[:maxLimit], true
 	}
+	if err := s.markStale(ctx, pointers(syms)...); err != nil {
+		return out, err
+	}
 	for _, sym := range syms {
 		out.Symbols = append(out.Symbols, ref(sym))
 	}
@@ -400,6 +432,7 @@ type ContextSource struct {
 	QualifiedName string  `json:"qualified_name"`
 	Kind          string  `json:"kind"`
 	Revision      string  `json:"revision"`
+	Stale         bool    `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: this is the indexed source"`
 	Score         float64 `json:"score"`
 	Tokens        int     `json:"tokens"`
 	Truncated     bool    `json:"truncated,omitempty" jsonschema:"an oversized first symbol, cut to fit"`
@@ -436,12 +469,15 @@ func (s *Server) retrieveContext(ctx context.Context, _ *mcp.CallToolRequest, in
 	var b strings.Builder
 	for _, r := range resp.Results {
 		src := ContextSource{Lines: fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), QualifiedName: r.QualifiedName,
-			Kind: r.Kind, Revision: r.Revision, Score: r.Score, Tokens: r.Tokens, Truncated: r.Truncated}
+			Kind: r.Kind, Revision: r.Revision, Stale: r.Stale, Score: r.Score, Tokens: r.Tokens, Truncated: r.Truncated}
 		out.Sources = append(out.Sources, src)
 		out.TokensUsed += r.Tokens
 		fmt.Fprintf(&b, "=== %s %s (%s", src.Lines, r.QualifiedName, r.Kind)
 		if r.WorkingTree() {
 			b.WriteString(", working tree")
+		}
+		if r.Stale {
+			b.WriteString(", stale: changed on disk since indexed")
 		}
 		if r.Truncated {
 			b.WriteString(", truncated")

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/fresh"
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
@@ -54,6 +55,7 @@ type Server struct {
 	srv    *mcp.Server
 	search *search.Searcher
 	mem    *memory.Store
+	fresh  *fresh.Checker // marks results whose files changed since indexed
 	tools  []*mcp.Tool
 
 	indexMu sync.Mutex  // one working-tree index run at a time
@@ -83,6 +85,7 @@ func New(cfg Config) *Server {
 		}
 		s.search = search.New(cfg.DB, cfg.RepoID, emb)
 		s.mem = memory.New(cfg.DB, cfg.RepoID, memory.Options{Embedder: memEmb})
+		s.fresh = fresh.New(cfg.DB, cfg.RepoID, cfg.Root, fresh.Options{})
 	}
 	s.registerCode()
 	s.registerMemory()
@@ -92,6 +95,7 @@ func New(cfg Config) *Server {
 const instructions = `spelunk answers questions about one indexed repository and keeps the shared, conflict-aware memory of the agents working on it. ` +
 	`Start with briefing; find code with search_code or search_symbols, read it with read_symbol, follow find_callers/find_callees/find_imports, ` +
 	`and use retrieve_context for prompt-ready source under a token budget. Paths are relative to the repository root. ` +
+	`Results say the revision they were indexed at; one marked stale comes from a file changed on disk since: index_file it before trusting its lines. ` +
 	`A memory that contradicts another is DISPUTED: a person resolves the conflict.`
 
 // MCP is the SDK server, to run on a transport.

@@ -90,12 +90,18 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, err
 		}
-		out.Symbol, out.Matches = ref(sym), matches
 		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir,
 			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel})
 		if err != nil {
 			return out, err
 		}
+		if len(w.Nodes) > limit {
+			w.Nodes = w.Nodes[:limit+1] // one more tells Truncated below
+		}
+		if err := s.markStale(ctx, append(w.Symbols(), &sym)...); err != nil {
+			return out, err
+		}
+		out.Symbol, out.Matches = ref(sym), matches
 		out.Nodes = make([]GraphNode, 0, min(len(w.Nodes), limit))
 		for i, n := range w.Nodes {
 			if i == limit {

@@ -36,11 +36,11 @@ type Content struct {
 // StableModTime returns the mtime of the file the bytes were read from when
 // it can later prove them unchanged: a file found then with the same size and
 // this mtime holds the same bytes. It is not set (ok false) for a read from
-// git's object database, nor for a file modified within racyWindow of the
+// git's object database, nor for a file modified within RacyWindow of the
 // read, since a write in the same timestamp tick leaves the mtime as it was
 // (as in "racy git"); such a file has to be hashed to be compared.
 func (c Content) StableModTime() (mtime time.Time, ok bool) {
-	if c.ModTime.IsZero() || c.readAt.IsZero() || !c.ModTime.Before(c.readAt.Add(-racyWindow)) {
+	if c.ModTime.IsZero() || c.readAt.IsZero() || !c.ModTime.Before(c.readAt.Add(-RacyWindow)) {
 		return time.Time{}, false
 	}
 	return c.ModTime, true
@@ -113,15 +113,15 @@ func gitContent(data []byte, oid string) Content {
 	return Content{Data: data, BlobSHA: oid, Size: int64(len(data))}
 }
 
-// racyWindow is how close to a read a file's mtime must be for the stat
+// RacyWindow is how close to a read a file's mtime must be for the stat
 // to prove nothing: two writes within one timestamp tick (up to 2s on FAT,
 // a clock tick elsewhere) leave the same mtime, as in "racy git".
-const racyWindow = 3 * time.Second
+const RacyWindow = 3 * time.Second
 
 // StillCurrent reports whether the file at path (slash-separated, relative
 // to the root) is still the one c was read from, unchanged: same file, same
 // size, same mtime, and, when it was modified just before or during the
-// read (racyWindow), the same bytes. Content read from git is always current
+// read (RacyWindow), the same bytes. Content read from git is always current
 // (an object never changes). A false answer means c may mix two versions or
 // be stale: read the file again, or leave it for the next run.
 func (r *Repo) StillCurrent(path string, c Content) bool {
@@ -140,7 +140,7 @@ func (r *Repo) StillCurrent(path string, c Content) bool {
 	if c.info.Size() != c.Size || fi.Size() != c.Size || !fi.ModTime().Equal(c.ModTime) {
 		return false
 	}
-	if c.ModTime.Before(c.readAt.Add(-racyWindow)) {
+	if c.ModTime.Before(c.readAt.Add(-RacyWindow)) {
 		return true // any later write would have moved the mtime
 	}
 	var buf bytes.Buffer
