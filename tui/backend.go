@@ -38,6 +38,7 @@ type RepoStatus struct {
 	Indexed     bool   // indexed at least once
 	Stale       bool
 	StaleReason string
+	StaleFiles  int    // files on disk that differ from the index
 	Model       string // the embedding model
 	Files       int
 	Symbols     int

@@ -242,11 +242,16 @@ func (m *Model) statusBar() string {
 		}
 		segs = append(segs, seg{bar.Render(rev + " "), 1})
 		if st.Stale {
-			reason := st.StaleReason
-			if reason == "" {
-				reason = "stale"
+			text := "⚠ stale: " + render.Truncate(st.StaleReason, 40)
+			switch {
+			case st.StaleFiles == 1:
+				text = "⚠ 1 stale file"
+			case st.StaleFiles > 1:
+				text = fmt.Sprintf("⚠ %d stale files", st.StaleFiles)
+			case st.StaleReason == "":
+				text = "⚠ stale"
 			}
-			segs = append(segs, seg{bar.Foreground(th.P.Warn).Render("⚠ stale: "+render.Truncate(reason, 40)) + th.StatusKey.Render(" R") + bar.Render(" re-index "), 0})
+			segs = append(segs, seg{bar.Foreground(th.P.Warn).Render(text) + th.StatusKey.Render(" R") + bar.Render(" re-index "), 0})
 		} else {
 			segs = append(segs, seg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1})
 		}

@@ -90,6 +90,7 @@ type Model struct {
 	status       RepoStatus
 	statusLoaded bool
 	statusSeq    uint64
+	statusBusy   bool // the latest status request has not answered yet
 	autoIndexed  bool
 
 	indexing    bool
@@ -254,8 +255,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case statusMsg:
 		return m, m.onStatus(msg)
 	case statusTickMsg:
+		// A refresh still running is not started again: on a repository whose
+		// status takes longer than the period, each answer would be dropped for
+		// a newer request and the status bar would never change.
 		var cmd tea.Cmd
-		if !m.indexing {
+		if !m.indexing && !m.statusBusy {
 			cmd = m.fetchStatus()
 		}
 		return m, tea.Batch(cmd, m.statusTick())
@@ -410,6 +414,7 @@ type (
 
 func (m *Model) fetchStatus() tea.Cmd {
 	m.statusSeq++
+	m.statusBusy = true
 	seq := m.statusSeq
 	b := m.b
 	return func() tea.Msg {
@@ -428,6 +433,7 @@ func (m *Model) onStatus(msg statusMsg) tea.Cmd {
 	if msg.seq != m.statusSeq {
 		return nil
 	}
+	m.statusBusy = false
 	if msg.err != nil {
 		return event.Fail("repository status", msg.err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/fresh"
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/memory"
@@ -41,6 +42,7 @@ type Engine struct {
 	emb      Embedder
 	searcher *search.Searcher
 	mem      *memory.Store
+	fresh    *fresh.Checker // marks results whose files changed since indexed
 	opts     Options
 }
 
@@ -59,17 +61,43 @@ func New(db *pg.DB, repo pg.Repository, emb Embedder, opts Options) *Engine {
 		db: db, repo: repo, emb: emb, opts: opts,
 		searcher: search.New(db, repo.ID, emb),
 		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb}),
+		fresh:    fresh.New(db, repo.ID, repo.Root, fresh.Options{}),
 	}
+}
+
+// mark sets Stale on the symbols whose files changed on disk since indexed.
+func (e *Engine) mark(ctx context.Context, syms ...*symbols.Symbol) error {
+	if err := e.fresh.Mark(ctx, syms...); err != nil {
+		return fmt.Errorf("check freshness: %w", err)
+	}
+	return nil
+}
+
+// markAll is mark over a slice.
+func (e *Engine) markAll(ctx context.Context, syms []symbols.Symbol) error {
+	ptrs := make([]*symbols.Symbol, len(syms))
+	for i := range syms {
+		ptrs[i] = &syms[i]
+	}
+	return e.mark(ctx, ptrs...)
 }
 
 // Search runs a hybrid search.
 func (e *Engine) Search(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
-	return e.searcher.Search(ctx, query, opts)
+	resp, err := e.searcher.Search(ctx, query, opts)
+	if err != nil {
+		return nil, err
+	}
+	return resp, e.mark(ctx, resp.Symbols()...)
 }
 
 // Symbol returns one symbol with its content.
 func (e *Engine) Symbol(ctx context.Context, id int64) (symbols.Symbol, error) {
-	return symbols.Get(ctx, e.db, e.repo.ID, id)
+	s, err := symbols.Get(ctx, e.db, e.repo.ID, id)
+	if err != nil {
+		return s, err
+	}
+	return s, e.mark(ctx, &s)
 }
 
 // FileHeader returns the header chunk of the file at path (its package clause,
@@ -88,28 +116,44 @@ func (e *Engine) FileHeader(ctx context.Context, path string) (symbols.Symbol, e
 	if len(list) == 0 {
 		return symbols.Symbol{}, fmt.Errorf("file %s: %w", path, symbols.ErrNotFound)
 	}
-	return symbols.Get(ctx, e.db, e.repo.ID, list[0].ID)
+	return e.Symbol(ctx, list[0].ID)
 }
 
 // Find resolves a name to symbols.
 func (e *Engine) Find(ctx context.Context, name, path string) ([]symbols.Symbol, error) {
-	return symbols.Find(ctx, e.db, e.repo.ID, name, path)
+	syms, err := symbols.Find(ctx, e.db, e.repo.ID, name, path)
+	if err != nil {
+		return nil, err
+	}
+	return syms, e.markAll(ctx, syms)
 }
 
 // Walk walks callers or callees.
 func (e *Engine) Walk(ctx context.Context, id int64, dir graph.Direction, depth int) (graph.Walk, error) {
-	return graph.Symbols(ctx, e.db, e.repo.ID, []int64{id}, dir, depth)
+	w, err := graph.Symbols(ctx, e.db, e.repo.ID, []int64{id}, dir, depth)
+	if err != nil {
+		return w, err
+	}
+	return w, e.mark(ctx, w.Symbols()...)
 }
 
 // Accesses lists the definitions that read or write a field (rel is
 // graph.ReadsRel or graph.WritesRel), one hop.
 func (e *Engine) Accesses(ctx context.Context, fieldID int64, rel graph.Relation) (graph.Walk, error) {
-	return graph.SymbolsWith(ctx, e.db, e.repo.ID, []int64{fieldID}, graph.Callers, graph.Options{Depth: 1, Relation: rel})
+	w, err := graph.SymbolsWith(ctx, e.db, e.repo.ID, []int64{fieldID}, graph.Callers, graph.Options{Depth: 1, Relation: rel})
+	if err != nil {
+		return w, err
+	}
+	return w, e.mark(ctx, w.Symbols()...)
 }
 
 // Fields lists a struct's or class's fields in source order.
 func (e *Engine) Fields(ctx context.Context, ownerID int64) ([]symbols.Symbol, error) {
-	return symbols.FieldsOf(ctx, e.db, e.repo.ID, ownerID)
+	fields, err := symbols.FieldsOf(ctx, e.db, e.repo.ID, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	return fields, e.markAll(ctx, fields)
 }
 
 // Imports lists what a file imports.
@@ -138,7 +182,7 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 	}
 	return tui.RepoStatus{
 		Name: st.Name, Root: st.Root, Revision: st.LastCommit, WorkingTree: st.WorkingTree, Head: st.Head,
-		Indexed: st.LastIndexedAt != nil, Stale: st.Stale, StaleReason: st.StaleReason, Model: model,
+		Indexed: st.LastIndexedAt != nil, Stale: st.Stale, StaleReason: st.StaleReason, StaleFiles: st.StaleFiles, Model: model,
 		Files: st.Files, Symbols: st.Symbols, Pending: st.PendingEmbedding,
 	}, nil
 }

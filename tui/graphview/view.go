@@ -141,6 +141,9 @@ func rowMeta(n *node) string {
 		if mark := n.confidenceMark(); mark != "" {
 			meta = strings.TrimSpace(mark + "  " + meta)
 		}
+		if n.sym.Stale {
+			meta += "  ⚠ stale"
+		}
 		if n.cycle {
 			meta += "  (cycle)"
 		}

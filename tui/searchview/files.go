@@ -101,6 +101,9 @@ func (m *Model) fileRow(i int, c fileCols) string {
 		if best.WorkingTree() {
 			path = "● " + path // uncommitted: indexed from the working tree
 		}
+		if best.Stale {
+			path = "⚠ " + path // the file changed on disk since indexed
+		}
 	}
 	cells := []string{
 		marker + fmt.Sprintf("%3d", f.Rank) + " ",

@@ -216,6 +216,9 @@ func (m *Model) resultRow(i int, c columns) string {
 	if r.WorkingTree() {
 		name = "● " + name // uncommitted: indexed from the working tree
 	}
+	if r.Stale {
+		name = "⚠ " + name // the file changed on disk since indexed: lines may have moved
+	}
 	if r.Truncated {
 		name += " (cut)"
 	}
@@ -240,7 +243,7 @@ func (m *Model) resultRow(i int, c columns) string {
 		markStyle(m, m.marks[r.ID]).Render(cells[1]),
 		st.Kind.Render(cells[2]),
 		st.Text.Render(cells[3]),
-		st.Muted.Render(cells[4]),
+		locStyle(m, r.Stale).Render(cells[4]),
 		st.Bold.Render(cells[5]),
 	}
 	for j, ch := range search.AllChannels {
@@ -250,6 +253,15 @@ func (m *Model) resultRow(i int, c columns) string {
 		return st.Faint.Render(render.Truncate(strings.Join(cells, ""), m.w))
 	}
 	return render.Truncate(strings.Join(styled, ""), m.w)
+}
+
+// locStyle is the style of a result's path:lines: a warning when the file
+// changed since it was indexed.
+func locStyle(m *Model, stale bool) lipgloss.Style {
+	if stale {
+		return m.th.Warn
+	}
+	return m.th.Muted
 }
 
 func markStyle(m *Model, j Judgment) lipgloss.Style {
@@ -355,6 +367,9 @@ func (m *Model) previewLines(r search.Result, w, h int) []string {
 	head := fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine)
 	if rev := revLabel(r.Symbol); rev != "" {
 		head += " · " + rev
+	}
+	if r.Stale {
+		head += " · ⚠ stale: changed on disk since indexed"
 	}
 	out = append(out, m.th.Title.Render(render.Truncate(displayName(r.Symbol), w/2))+" "+m.th.Muted.Render(render.TruncateLeft(head, max(0, w-render.Width(displayName(r.Symbol))-1))))
 	lines := m.preview[r.ID]

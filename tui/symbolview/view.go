@@ -41,6 +41,9 @@ func (m *Model) View() string {
 	if s.WorkingTree() {
 		meta = m.th.Muted.Render(loc+" · ") + m.th.Warn.Render("● working tree (uncommitted)")
 	}
+	if s.Stale {
+		meta += m.th.Warn.Render(" · ⚠ stale: the file changed since indexed")
+	}
 	if s.Language != "" {
 		meta += m.th.Faint.Render(" · " + s.Language)
 	}
