@@ -44,8 +44,8 @@ func TestToolsSayStale(t *testing.T) {
 	}
 	files := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund", "granularity": "files"})
 	for _, f := range files.Files {
-		if f.Stale != (f.Path == "billing/refund.go") {
-			t.Errorf("search_code files: %s stale %v", f.Path, f.Stale)
+		if f.Revision == "" || f.Stale != (f.Path == "billing/refund.go") {
+			t.Errorf("search_code files: %s revision %q stale %v", f.Path, f.Revision, f.Stale)
 		}
 	}
 	if got := call[mcpserver.ReadSymbolOut](t, cs, "read_symbol", map[string]any{"name": "Invoice.IsEligibleForRefund"}); !got.Symbol.Stale {

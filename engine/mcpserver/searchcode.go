@@ -71,6 +71,7 @@ type FileHit struct {
 	Path        string    `json:"path"`
 	Score       float64   `json:"score" jsonschema:"the best definition's score plus a share of the next ones'"`
 	IsTest      bool      `json:"is_test,omitempty"`
+	Revision    string    `json:"revision" jsonschema:"commit the file was indexed at, or working-tree for uncommitted changes"`
 	Stale       bool      `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: lines may have moved (index_file it)"`
 	Definitions []FileDef `json:"definitions" jsonschema:"the file's best definitions, best first"`
 }
@@ -184,7 +185,7 @@ func fileHits(fs []search.FileResult) []FileHit {
 	for _, f := range fs {
 		h := FileHit{Rank: f.Rank, Path: f.Path, Score: f.Score, IsTest: f.IsTest, Definitions: make([]FileDef, 0, len(f.Symbols))}
 		for _, r := range f.Symbols {
-			h.Stale = h.Stale || r.Stale
+			h.Revision, h.Stale = r.Revision, h.Stale || r.Stale
 			name := r.QualifiedName
 			if name == "" {
 				name = r.Name
