@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
@@ -44,6 +45,9 @@ type Engine struct {
 	mem      *memory.Store
 	fresh    *fresh.Checker // marks results whose files changed since indexed
 	opts     Options
+
+	indexed     chan struct{} // closed when the first Index call returns (see Watch)
+	indexedOnce sync.Once
 }
 
 var _ tui.Backend = (*Engine)(nil)
@@ -62,6 +66,7 @@ func New(db *pg.DB, repo pg.Repository, emb Embedder, opts Options) *Engine {
 		searcher: search.New(db, repo.ID, emb),
 		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb}),
 		fresh:    fresh.New(db, repo.ID, repo.Root, fresh.Options{}),
+		indexed:  make(chan struct{}),
 	}
 }
 
@@ -190,6 +195,7 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 // Index brings the index up to date, with the working tree when it has
 // uncommitted changes (or no commit at all), so the index matches what is on disk.
 func (e *Engine) Index(ctx context.Context, progress func(tui.Progress)) (tui.IndexResult, error) {
+	defer e.indexedOnce.Do(func() { close(e.indexed) })
 	workingTree := false
 	var notes []string
 	repo, err := source.Open(ctx, e.repo.Root)
