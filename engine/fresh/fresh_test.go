@@ -32,14 +32,25 @@ type fixture struct {
 // source.Content.StableModTime).
 func indexed(t *testing.T, old bool, opts index.Options) fixture {
 	t.Helper()
-	root := indextest.Repo(t)
 	if old {
-		past := time.Now().Add(-time.Hour)
+		return indexedAt(t, -time.Hour, opts)
+	}
+	return indexedAt(t, 0, opts)
+}
+
+// indexedAt is indexed with every file's mtime moved by offset first (0: as
+// written), so a test does not depend on how long the machine takes between
+// writing the files and indexing them.
+func indexedAt(t *testing.T, offset time.Duration, opts index.Options) fixture {
+	t.Helper()
+	root := indextest.Repo(t)
+	if offset != 0 {
+		at := time.Now().Add(offset)
 		err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() {
 				return err
 			}
-			return os.Chtimes(p, past, past)
+			return os.Chtimes(p, at, at)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -172,7 +183,9 @@ func TestStoredMtimeIsTrusted(t *testing.T) {
 // the same timestamp tick would not move it), so it is hashed every time.
 func TestRacyFileHasNoMtime(t *testing.T) {
 	t.Parallel()
-	f := indexed(t, false, index.Options{})
+	// Written "now" as the indexer sees it, however loaded the machine: a
+	// minute ahead is never older than the racy window.
+	f := indexedAt(t, time.Minute, index.Options{})
 	var n int
 	if err := f.db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM files WHERE repository_id = $1 AND mtime_ns IS NOT NULL`,
 		f.id).Scan(&n); err != nil {
