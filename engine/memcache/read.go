@@ -73,10 +73,20 @@ func (c *Cache) decayAt(now time.Time, createdMicros int64) float64 {
 }
 
 func (c *Cache) recent(ctx context.Context, limit int) ([]memory.BriefMemory, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
-		WHERE `+liveSQL+` ORDER BY created_at DESC LIMIT ?`, limit)
+	out, err := c.newest(ctx, liveSQL, nil, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recent memories: %w", err)
+	}
+	return out, nil
+}
+
+// newest lists the memories matching where (with args), newest first, scored
+// by their decay alone.
+func (c *Cache) newest(ctx context.Context, where string, args []any, limit int) ([]memory.BriefMemory, error) {
+	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
+		WHERE `+where+` ORDER BY created_at DESC LIMIT ?`, append(args, limit)...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	out := []memory.BriefMemory{}
@@ -84,7 +94,7 @@ func (c *Cache) recent(ctx context.Context, limit int) ([]memory.BriefMemory, er
 		var m memory.BriefMemory
 		var at int64
 		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Content, &m.Status, &at); err != nil {
-			return nil, fmt.Errorf("recent memories: %w", err)
+			return nil, err
 		}
 		m.CreatedAt = fromMicros(at)
 		m.Decay = c.decay(m.CreatedAt)
@@ -114,28 +124,10 @@ func (c *Cache) Recall(ctx context.Context, query string, limit int) ([]memory.B
 		where = append(where, `instr(lower(content), ?) > 0`)
 		args = append(args, w)
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
-		WHERE `+strings.Join(where, " AND ")+` ORDER BY created_at DESC LIMIT ?`, append(args, limit)...)
+	out, err := c.newest(ctx, strings.Join(where, " AND "), args, limit)
 	if err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
-	defer rows.Close()
-	out := []memory.BriefMemory{}
-	for rows.Next() {
-		var m memory.BriefMemory
-		var at int64
-		if err := rows.Scan(&m.ID, &m.Kind, &m.Author, &m.Content, &m.Status, &at); err != nil {
-			return nil, fmt.Errorf("recall: %w", err)
-		}
-		m.CreatedAt = fromMicros(at)
-		m.Decay = c.decay(m.CreatedAt)
-		m.Score = m.Decay
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("recall: %w", err)
-	}
-	rows.Close()
 	c.touch(ctx, out)
 	return out, nil
 }
