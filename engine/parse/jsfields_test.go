@@ -302,9 +302,6 @@ class C {
 // machine has one: each field lies in its class, each access names a
 // property through a chain of names.
 func TestJSFieldsRealWorld(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
 	paths, srcs, _ := corpus(t, "/usr/lib/node_modules/npm", ".js", 2<<20)
 	var fields, reads, writes int
 	for i, src := range srcs {

@@ -1,3 +1,12 @@
+//go:build realrepos
+
+// The checks on real Java and C# repositories need their clones (never
+// committed; CI has no network), so they build only with -tags realrepos:
+//
+//	go test -tags realrepos ./engine/parse -run 'TestReal(Definitions|WorldJVM)'
+//
+// Outside that tag nothing here compiles, so no test of make test skips.
+
 package parse
 
 import (
@@ -137,9 +146,6 @@ func TestRealDefinitions(t *testing.T) {
 // invariants hold, and it logs files, definitions, partial files and the
 // parse rate.
 func TestRealWorldJVM(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short")
-	}
 	for _, lang := range []string{"java", "csharp"} {
 		t.Run(lang, func(t *testing.T) {
 			r := loadRealRepo(t, lang)
