@@ -2,6 +2,7 @@ package parse
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -42,33 +43,35 @@ func init() {
 //     excepted); inside macro arguments, which the grammar leaves as token
 //     trees, a name followed by a parenthesised tree is a call too.
 type rustHandler struct {
-	scopes  []rustScope  // impl, trait, mod and fn ranges, in source order
-	impls   []rustImpl   // impl blocks with a trait, for implements refs
-	implFor []string     // the types of every impl block
-	types   rustTypes    // bindings and qualifier types (rusttypes.go)
-	fields  rustAccesses // field reads and writes (rustfields.go)
-	minSeen int          // x.minOff when state was last synced (error recovery)
+	scopes  []rustScope               // impl, trait, mod and fn ranges, in source order
+	impls   []rustImpl                // impl blocks with a trait, for implements refs
+	implFor []string                  // the types of every impl block
+	types   rustTypes                 // bindings and qualifier types (rusttypes.go)
+	fields  rustAccesses              // field reads and writes (rustfields.go)
+	sibs    map[uintptr][]sitter.Node // named children by parent node id (leading)
+	attrs   []span                    // attribute ranges, whose token trees hold no calls
+	minSeen int                       // x.minOff when state was last synced (error recovery)
 }
 
 // rustScope is the range of a container whose kind decides the meaning of
 // what is inside it: the type of an impl, the names of the modules around
 // an item, the generic parameters in scope.
 type rustScope struct {
-	kind       string // "impl", "trait", "mod", "fn"
+	kind       string // "impl", "trait", "mod", "fn", "extern"
 	name       string // impl: the type's name; trait, mod, fn: the item's
+	node       sitter.Node
 	self       string // impl: the type of self, "" when a generic parameter (impl<T> X for T)
 	start, end int
 	generics   []string
 }
 
 type rustImpl struct {
-	impl       *def        // the impl block's chunk
-	trait      string      // the trait's last name segment
-	qual       string      // the trait's path before it, dotted
-	typ        string      // the implementing type's name
-	off        int         // the trait's offset
-	container  uintptr     // id of the impl's parent node
-	containerN sitter.Node // that node
+	impl   *def   // the impl block's chunk
+	trait  string // the trait's last name segment
+	qual   string // the trait's path before it, dotted
+	typ    string // the implementing type's name
+	off    int    // the trait's offset
+	module int    // moduleAt of the impl
 }
 
 func (h *rustHandler) commentMarker() string { return "//" }
@@ -106,6 +109,10 @@ func (h *rustHandler) handle(x *extractor, m *match) {
 		h.mod(x, m)
 	case "item.broken":
 		h.broken(x, m)
+	case "item.extern":
+		h.addScope(x, "extern", "", &m.node)
+	case "attribute":
+		h.attrs = append(h.attrs, span{int(m.node.StartByte()), int(m.node.EndByte())})
 	case "import":
 		h.imports(x, &m.node)
 	case "reference.call":
@@ -146,28 +153,43 @@ func (h *rustHandler) sync(x *extractor) {
 		}
 	}
 	h.impls = impls
+	attrs := h.attrs[:0]
+	for _, a := range h.attrs {
+		if a.start < cut {
+			attrs = append(attrs, a)
+		}
+	}
+	h.attrs = attrs
 	h.types.cut(cut)
 }
 
 // container returns the kind of item n is declared in ("impl", "trait",
-// "extern", "mod", "" for the file or a block) and that item's node.
-func (h *rustHandler) container(x *extractor, n *sitter.Node) (string, *sitter.Node) {
-	p := n.Parent()
-	if p == nil || x.kind(p) != "declaration_list" {
-		return "", nil
-	}
-	gp := p.Parent()
-	switch x.kind(gp) {
-	case "impl_item":
-		return "impl", gp
-	case "trait_item":
-		return "trait", gp
-	case "foreign_mod_item":
-		return "extern", gp
-	case "mod_item":
-		return "mod", gp
+// "extern", "mod", "" for the file or a function body) and that item's node,
+// from the scopes recorded so far (asking the tree for parents costs a walk
+// from the root each).
+func (h *rustHandler) container(n *sitter.Node) (string, *sitter.Node) {
+	s, e := int(n.StartByte()), int(n.EndByte())
+	for i := len(h.scopes) - 1; i >= 0; i-- {
+		sc := &h.scopes[i]
+		if sc.start <= s && e <= sc.end && !(sc.start == s && sc.end == e) {
+			if sc.kind == "fn" {
+				return "", nil
+			}
+			return sc.kind, &sc.node
+		}
 	}
 	return "", nil
+}
+
+// moduleAt identifies the module or function body holding offset off: the
+// start of its scope, -1 for the file.
+func (h *rustHandler) moduleAt(off int) int {
+	for i := len(h.scopes) - 1; i >= 0; i-- {
+		if sc := &h.scopes[i]; sc.start < off && off < sc.end && (sc.kind == "mod" || sc.kind == "fn") {
+			return sc.start
+		}
+	}
+	return -1
 }
 
 // scopeAt returns the innermost scope of kind k holding offset off.
@@ -205,7 +227,7 @@ func (h *rustHandler) modPrefix(off int) string {
 }
 
 func (h *rustHandler) addScope(x *extractor, kind, name string, n *sitter.Node) {
-	s := rustScope{kind: kind, name: name, start: int(n.StartByte()), end: int(n.EndByte())}
+	s := rustScope{kind: kind, name: name, node: *n, start: int(n.StartByte()), end: int(n.EndByte())}
 	s.generics = rustGenerics(x, field(n, "type_parameters"))
 	h.scopes = append(h.scopes, s)
 }
@@ -219,7 +241,7 @@ func (h *rustHandler) item(x *extractor, m *match) {
 	n := &m.node
 	name := x.text(m.name)
 	d := &def{name: name, kind: rustItemKinds[m.tag], mode: qualNested, exported: rustPub(x, n)}
-	ck, cn := h.container(x, n)
+	ck, cn := h.container(n)
 	if ck == "impl" && m.tag == "item.type" {
 		return // an associated type: part of the impl block's chunk
 	}
@@ -318,9 +340,7 @@ func (h *rustHandler) impl(x *extractor, m *match) {
 	h.leading(x, d, n)
 	if trait != nil && tname != "" {
 		im := rustImpl{impl: d, trait: tname, qual: tqual, typ: typ, off: int(trait.StartByte())}
-		if p := n.Parent(); p != nil {
-			im.container, im.containerN = p.Id(), *p
-		}
+		im.module = h.moduleAt(int(n.StartByte()))
 		h.impls = append(h.impls, im)
 	}
 }
@@ -409,7 +429,9 @@ func rustPathAttr(x *extractor, n *sitter.Node) string {
 func (h *rustHandler) leading(x *extractor, d *def, n *sitter.Node) {
 	start := int(n.StartByte())
 	var docs, plain []string
-	for p := n.PrevNamedSibling(); p != nil; p = p.PrevNamedSibling() {
+	sibs, i := h.siblings(x, n)
+	for i--; i >= 0; i-- {
+		p := &sibs[i]
 		k := x.kind(p)
 		comment := k == "line_comment" || k == "block_comment"
 		if !comment && k != "attribute_item" {
@@ -444,6 +466,32 @@ func (h *rustHandler) leading(x *extractor, d *def, n *sitter.Node) {
 	d.doc = cleanComments(docs)
 }
 
+// siblings returns the named children of n's parent and n's index among
+// them, cached per parent: PrevNamedSibling walks the parent's children from
+// the first each time, quadratic over an impl block's methods.
+func (h *rustHandler) siblings(x *extractor, n *sitter.Node) ([]sitter.Node, int) {
+	p := n.Parent()
+	if p == nil {
+		return nil, 0
+	}
+	if h.sibs == nil {
+		h.sibs = map[uintptr][]sitter.Node{}
+	}
+	list, ok := h.sibs[p.Id()]
+	if !ok {
+		list = x.named(p)
+		h.sibs[p.Id()] = list
+	}
+	s := n.StartByte()
+	i := sort.Search(len(list), func(k int) bool { return list[k].StartByte() >= s })
+	for ; i < len(list) && list[i].StartByte() == s; i++ {
+		if list[i].Id() == n.Id() {
+			return list, i
+		}
+	}
+	return nil, 0
+}
+
 // supertraits records `trait A: B + C` as A inheriting B and C.
 func (h *rustHandler) supertraits(x *extractor, n *sitter.Node) {
 	for _, b := range x.named(field(n, "bounds")) {
@@ -469,10 +517,7 @@ func (h *rustHandler) finish(x *extractor) {
 				x.kind(&d.node) == "impl_item" {
 				continue
 			}
-			// In the same module: the same parent node, or both at top level
-			// (of trees that error recovery may have made two).
-			p := d.node.Parent()
-			if p != nil && (p.Id() == im.container || x.kind(p) == "source_file" && x.kind(&im.containerN) == "source_file") {
+			if h.moduleAt(d.ownStart) == im.module { // in the same module
 				off = d.ownStart
 				break
 			}
@@ -489,7 +534,7 @@ func (h *rustHandler) finish(x *extractor) {
 	for _, d := range x.defs {
 		switch d.kind {
 		case KindStruct, KindEnum, KindType, KindInterface:
-			if !d.dropped && x.kind(&d.node) != "impl_item" && x.outerIsTopLevel(d) {
+			if !d.dropped && x.kind(&d.node) != "impl_item" && h.moduleAt(d.ownStart) < 0 {
 				delete(split, d.name)
 			}
 		}

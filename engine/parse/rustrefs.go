@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"sort"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -131,21 +132,15 @@ func (h *rustHandler) tokenCall(x *extractor, m *match) {
 	if (gap != "" && gap != "!") || rustKeywords[name] || rustSkipCalls[name] || (gap == "!" && rustStdMacros[name]) {
 		return
 	}
-	for p := m.node.Parent(); p != nil; p = p.Parent() {
-		k := x.kind(p)
-		if k == "attribute" || k == "attribute_item" || k == "inner_attribute_item" {
-			return
-		}
-		if k != "token_tree" {
-			break
-		}
+	off := int(id.StartByte())
+	if i := sort.Search(len(h.attrs), func(k int) bool { return h.attrs[k].start > off }); i > 0 && off < h.attrs[i-1].end {
+		return // #[cfg(any(unix))]
 	}
 	parts, expr, path := rustTokenQualifier(x, id)
 	q := strings.Join(parts, ".")
 	if expr != "" {
 		q = expr // a.b().m(): the receiver as written
 	}
-	off := int(id.StartByte())
 	x.addRef(RefCalls, name, q, off)
 	if gap == "" && expr == "" {
 		h.types.qualifyTokens(off, parts, path)

@@ -16,6 +16,7 @@
 (macro_definition name: (identifier) @name) @item.macro
 ; `mod a { ... }` is a definition, `mod a;` an import: rust.go tells them apart.
 (mod_item name: (identifier) @name) @item.mod
+(foreign_mod_item) @item.extern
 
 ; A definition error recovery could not parse: `fn name` directly inside an
 ; ERROR node (rust.go checks the keyword).
@@ -30,6 +31,9 @@
 ; Macro arguments are token trees, not expressions: a name directly followed
 ; by a parenthesised tree is a call (or, with `!` between, a macro).
 (token_tree (identifier) @name . (token_tree) @value) @reference.tokens
+; Attributes are token trees too (#[cfg(any(unix))]): no calls in them.
+(attribute_item) @attribute
+(inner_attribute_item) @attribute
 
 ; Struct literals reference their type: Point { x, y }, a::Point { .. }.
 (struct_expression name: (_) @name) @reference.type
