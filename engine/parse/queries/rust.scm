@@ -48,7 +48,6 @@
 ; or not, since an untyped one still shadows an outer name.
 (let_declaration) @local.let
 (parameter) @local.param
-(self_parameter) @local.self
 (closure_parameters) @local.closure
 (for_expression) @local.for
 (let_condition) @local.cond
