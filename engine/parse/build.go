@@ -130,7 +130,7 @@ func (x *extractor) assignParents() {
 	owners := map[string]int{}
 	for i, d := range x.defs {
 		switch d.kind {
-		case KindStruct, KindInterface, KindType, KindClass, KindVar, KindConst, KindFunction:
+		case KindStruct, KindInterface, KindType, KindClass, KindVar, KindConst, KindFunction, KindEnum:
 			if d.parent < 0 {
 				if _, dup := owners[d.name]; !dup {
 					owners[d.name] = i
@@ -139,7 +139,7 @@ func (x *extractor) assignParents() {
 		}
 	}
 	for i, d := range x.defs {
-		if d.owner != "" && !d.nested {
+		if d.owner != "" && (!d.nested || d.ownerWins) {
 			if p, ok := owners[d.owner]; ok && p != i {
 				d.parent = p
 			}

@@ -43,6 +43,8 @@ type def struct {
 	parent  int  // index into extractor.defs, -1 = top level
 	nested  bool // inside another definition's range (a Go method is not, whatever its parent)
 	sym     int  // index in File.Symbols
+
+	ownerWins bool // owner applies even when nested: a Rust method in its impl block
 }
 
 type rawRef struct {
@@ -385,7 +387,7 @@ func cleanComments(parts []string) string {
 				lines = append(lines, strings.TrimSpace(l))
 			}
 		case strings.HasPrefix(p, "//"):
-			lines = append(lines, strings.TrimSpace(strings.TrimLeft(p, "/")))
+			lines = append(lines, strings.TrimSpace(strings.TrimLeft(p, "/!")))
 		case strings.HasPrefix(p, "#"):
 			lines = append(lines, strings.TrimSpace(strings.TrimLeft(p, "#")))
 		default:

@@ -116,7 +116,11 @@ func (x *extractor) resyncLine(after int) (int, int) {
 	if e < 0 {
 		return 0, 0
 	}
-	for _, top := range x.topLevel() {
+	tops := x.topLevel()
+	if x.root.IsError() {
+		tops = []sitter.Node{*x.root} // nothing parsed: the file is one broken statement
+	}
+	for _, top := range tops {
 		s, end := int(top.StartByte()), int(top.EndByte())
 		if end <= e || s > e {
 			continue
