@@ -131,7 +131,7 @@ func (x *extractor) assignParents() {
 	for i, d := range x.defs {
 		switch d.kind {
 		case KindStruct, KindInterface, KindType, KindClass, KindVar, KindConst, KindFunction:
-			if d.parent < 0 {
+			if d.parent < 0 || x.defs[d.parent].kind == KindNamespace { // C++: beside its members in a namespace
 				if _, dup := owners[d.name]; !dup {
 					owners[d.name] = i
 				}
@@ -139,8 +139,8 @@ func (x *extractor) assignParents() {
 		}
 	}
 	for i, d := range x.defs {
-		if d.owner != "" && !d.nested {
-			if p, ok := owners[d.owner]; ok && p != i {
+		if d.owner != "" && (!d.nested || x.defs[d.parent].kind == KindNamespace) {
+			if p, ok := owners[d.owner]; ok && p != i && x.defs[p].parent == d.parent {
 				d.parent = p
 			}
 		}
