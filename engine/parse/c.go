@@ -219,8 +219,8 @@ func (h *cHandler) widenOverMasks(x *extractor) {
 
 // flatTop is the file's statements with preprocessor conditionals, extern
 // "C" blocks and anonymous namespaces opened up, so that the header and the
-// top-level blocks see what is inside them; directives after the header
-// (#undef, #pragma, a stray #endif) are left out of blocks. For error
+// top-level blocks see what is inside them; directives and includes after
+// the header (#undef, #pragma, a stray #endif) are left out of blocks. For error
 // recovery (spaces) named namespaces are opened too.
 func (h *cHandler) flatTop(x *extractor, spaces bool) []sitter.Node {
 	out := []sitter.Node{}
@@ -257,8 +257,8 @@ func (h *cHandler) flatTop(x *extractor, spaces bool) []sitter.Node {
 		if inHeader && !x.isComment(n) && !h.headerNode(x, n) {
 			inHeader = false
 		}
-		if !inHeader && x.kind(n) == "preproc_call" {
-			continue
+		if k := x.kind(n); !inHeader && (k == "preproc_call" || k == "preproc_include") {
+			continue // an include is an Import already, not code to search
 		}
 		kept = append(kept, *n)
 	}

@@ -258,15 +258,15 @@ func (h *cHandler) record(x *extractor, n *sitter.Node, kind Kind) {
 			outer = p // struct S {...} s; and a nested struct S {...}; in a class
 		}
 	}
-	name := x.cScopeName(nameNode)
-	if i := strings.LastIndexByte(name, '.'); i >= 0 {
-		name = name[i+1:] // struct ns::S {...}
-	}
+	scope, name := x.cNameParts(nameNode) // struct SkipList<K>::Node {...}: Node, in SkipList
 	d := &def{name: name, kind: kind, exported: !sc.anon}
 	if x.kind(n) == "class_specifier" {
 		d.kind = KindClass
 	}
-	d.qual = h.qualify(sc.chain, name)
+	d.qual = h.qualify(append(append([]string(nil), sc.chain...), scope...), name)
+	if len(scope) > 0 {
+		d.owner = scope[len(scope)-1]
+	}
 	if sc.class != nil {
 		d.exported = d.exported && h.public(x, &sc, outer) // a nested type
 	}

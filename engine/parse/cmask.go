@@ -74,6 +74,12 @@ func cMaskMacros(src []byte) []byte {
 			scopeKw = false // its braces hold enumerators, not declarations
 			continue
 		}
+		if cIdent(t) && !cKeywords[t] && cTypeWords[text(i+1)] && !cKeywords[text(i-1)] {
+			// An identifier right before int, char, struct...: never valid C
+			// or C++ unless it is a macro (static redisAtomic int n;).
+			mask(toks[i].s, toks[i].e)
+			continue
+		}
 		if code || !cCaps(t) {
 			continue
 		}
@@ -176,6 +182,29 @@ func lineEnd(src []byte, i int) int {
 		return i + k + 1
 	}
 	return len(src)
+}
+
+// cTypeWords are the builtin type words: a type name never comes right
+// before one (T const is valid, T int is not).
+var cTypeWords = map[string]bool{"int": true, "char": true, "short": true, "long": true, "unsigned": true,
+	"signed": true, "float": true, "double": true, "void": true, "_Bool": true, "bool": true, "struct": true,
+	"union": true, "enum": true}
+
+// cKeywords are the C and C++ keywords an identifier before a type word can
+// be without being a macro.
+var cKeywords = map[string]bool{}
+
+func init() {
+	for _, k := range strings.Fields(`auto break case char const continue default do double else enum extern
+		float for goto if inline int long register restrict return short signed sizeof static struct switch
+		typedef union unsigned void volatile while _Bool _Complex _Atomic _Noreturn _Thread_local _Alignas
+		alignas alignof and asm bool catch class concept consteval constexpr constinit const_cast co_await
+		co_return co_yield decltype delete dynamic_cast explicit export false friend mutable namespace new
+		noexcept not nullptr operator or private protected public reinterpret_cast requires static_assert
+		static_cast template this thread_local throw true try typeid typename using virtual wchar_t char8_t
+		char16_t char32_t final override __extension__ __inline __inline__ __restrict __thread`) {
+		cKeywords[k] = true
+	}
 }
 
 // cCodePrev are the tokens after which { opens a function body.
