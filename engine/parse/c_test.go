@@ -187,24 +187,29 @@ func FuzzParseC(f *testing.F) {
 	})
 }
 
-// TestCRealWorldHeaders parses the system's C and C++ headers and checks the
-// invariants on every file. Skipped in -short mode and where absent.
+// TestCRealWorldHeaders parses the system's C headers and the C++ standard
+// library's (.h files sniffed as C++) and checks the invariants on every
+// file. Skipped in -short mode and where absent.
 func TestCRealWorldHeaders(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	paths, srcs, total := corpus(t, "/usr/include", ".h", 4<<20)
-	langs, partial := map[string]int{}, 0
-	for i, src := range srcs {
-		f, err := Parse(paths[i], src, Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", paths[i], err)
-		}
-		checkInvariants(t, f, src)
-		langs[f.Language]++
-		if f.Partial {
-			partial++
-		}
+	for _, root := range []string{"/usr/include", "/usr/include/c++"} {
+		t.Run(root, func(t *testing.T) {
+			paths, srcs, total := corpus(t, root, ".h", 4<<20)
+			langs, partial := map[string]int{}, 0
+			for i, src := range srcs {
+				f, err := Parse(paths[i], src, Options{})
+				if err != nil {
+					t.Fatalf("%s: %v", paths[i], err)
+				}
+				checkInvariants(t, f, src)
+				langs[f.Language]++
+				if f.Partial {
+					partial++
+				}
+			}
+			t.Logf("%d headers, %d bytes, %d partial; by language %v", len(srcs), total, partial, langs)
+		})
 	}
-	t.Logf("%d headers, %d bytes, %d partial; by language %v", len(srcs), total, partial, langs)
 }

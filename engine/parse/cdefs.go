@@ -35,6 +35,10 @@ func (h *cHandler) function(x *extractor, n *sitter.Node) {
 	}
 	outer := x.cOuter(n, &sc)
 	static, _ := x.cStorage(n)
+	if args := x.macroArgs(nameNode); len(args) > 0 {
+		// TEST(Suite, Case) {...}: the test Case of Suite (not a method).
+		name, sc.chain = args[len(args)-1], append(append([]string(nil), sc.chain...), args[:len(args)-1]...)
+	}
 	d := &def{name: name, kind: KindFunction, exported: h.visible(static, &sc)}
 	h.placeMember(x, d, &sc, scope, outer)
 	d.sig = x.signature(int(outer.StartByte()), bodyStart(n))
@@ -51,6 +55,25 @@ func (h *cHandler) function(x *extractor, n *sitter.Node) {
 // an anonymous namespace.
 func (h *cHandler) visible(static bool, sc *cScope) bool {
 	return (!static || h.header) && !sc.anon
+}
+
+// macroArgs are the arguments of a macro that defines a function, TEST(Suite,
+// Case) { ... } or BENCHMARK(Name): when the name is an upper-case macro and
+// every argument a bare name; nil otherwise.
+func (x *extractor) macroArgs(name *sitter.Node) []string {
+	fd := name.Parent()
+	if x.kind(name) != "identifier" || !cCaps(x.text(name)) || x.kind(fd) != "function_declarator" {
+		return nil
+	}
+	var parts []string
+	for _, p := range x.named(field(fd, "parameters")) {
+		t := field(&p, "type")
+		if x.kind(&p) != "parameter_declaration" || field(&p, "declarator") != nil || x.kind(t) != "type_identifier" {
+			return nil
+		}
+		parts = append(parts, x.text(t))
+	}
+	return parts
 }
 
 // placeMember sets d's kind, receiver, owner and qualified name from where it

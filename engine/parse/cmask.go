@@ -27,33 +27,14 @@ type cTok struct {
 // cMaskMacros returns src with such macros blanked, or src itself when
 // there are none.
 func cMaskMacros(src []byte) []byte {
-	toks := cTokens(src)
-	str := string(src) // token texts are cut from it without copies
-	var out []byte
-	mask := func(a, b int) {
-		if out == nil {
-			out = append([]byte(nil), src...)
-		}
-		for i := a; i < b; i++ {
-			if out[i] != '\n' && out[i] != '\r' {
-				out[i] = ' '
-			}
-		}
-	}
-	text := func(i int) string {
-		if i < 0 || i >= len(toks) {
-			return ""
-		}
-		return str[toks[i].s:toks[i].e]
-	}
+	m := &cMasker{src: src, str: string(src), toks: cTokens(src), learned: map[string]bool{}}
 	var stack []bool // per open brace: a code block (function body, initializer, enum)
 	code, scopeKw := false, false
-	learned := map[string]bool{}
-	for i := 0; i < len(toks); i++ {
-		t := text(i)
+	for i := 0; i < len(m.toks); i++ {
+		t := m.text(i)
 		switch t {
 		case "{":
-			prev := text(i - 1)
+			prev := m.text(i - 1)
 			isCode := code || !scopeKw || prev == ")" || prev == "=" || cCodePrev[prev]
 			stack = append(stack, code)
 			code, scopeKw = isCode, false
@@ -74,43 +55,77 @@ func cMaskMacros(src []byte) []byte {
 			scopeKw = false // its braces hold enumerators, not declarations
 			continue
 		}
-		if cIdent(t) && !cKeywords[t] && cTypeWords[text(i+1)] && !cKeywords[text(i-1)] {
+		if cIdent(t) && !cKeywords[t] && cTypeWords[m.text(i+1)] && !cKeywords[m.text(i-1)] {
 			// An identifier right before int, char, struct...: never valid C
 			// or C++ unless it is a macro (static redisAtomic int n;).
-			mask(toks[i].s, toks[i].e)
+			m.mask(m.toks[i].s, m.toks[i].e)
 			continue
 		}
-		if code || !cCaps(t) {
-			continue
-		}
-		prev, next := text(i-1), text(i+1)
-		end := i + 1 // past the macro and its arguments
-		if next == "(" {
-			end = cMatchParen(str, toks, i+1)
-			if end < 0 {
-				continue
+		if !code && cCaps(t) {
+			if end := m.macroAt(i); end > i {
+				m.mask(m.toks[i].s, m.toks[end-1].e)
+				i = end - 1
 			}
 		}
-		after := text(end)
-		alone := toks[i].nl && (end >= len(toks) || toks[end].nl) && after != "{" && after != "}" &&
-			after != "," && after != "=" && after != "(" && strings.ContainsRune(t, '_')
-		switch {
-		case (prev == "class" || prev == "struct" || prev == "union") && next != "(" && cIdent(next) && !cCaps(next) || learned[t] && next != "(":
-			learned[t] = true
-		case cAnnotation(t):
-		case next == "(" && (prev == ")" || cQualifierWord[prev]) && cAfterAnnotation(after):
-		case alone:
-		default:
-			continue
-		}
-		mask(toks[i].s, toks[end-1].e)
-		i = end - 1
 	}
-	out = maskLinkageGuards(src, out)
+	out := maskLinkageGuards(src, m.out)
 	if out == nil {
 		return src
 	}
 	return out
+}
+
+// cMasker is the state of one cMaskMacros pass.
+type cMasker struct {
+	src     []byte
+	str     string // src as a string: token texts are cut from it without copies
+	toks    []cTok
+	out     []byte          // the masked copy, made on the first mask
+	learned map[string]bool // macros seen as class MACRO Name
+}
+
+func (m *cMasker) text(i int) string {
+	if i < 0 || i >= len(m.toks) {
+		return ""
+	}
+	return m.str[m.toks[i].s:m.toks[i].e]
+}
+
+func (m *cMasker) mask(a, b int) {
+	if m.out == nil {
+		m.out = append([]byte(nil), m.src...)
+	}
+	for i := a; i < b; i++ {
+		if m.out[i] != '\n' && m.out[i] != '\r' {
+			m.out[i] = ' '
+		}
+	}
+}
+
+// macroAt decides whether the upper-case token i, at file, namespace or
+// class scope, is an attribute-like macro: it returns the token index just
+// past it and its arguments, or i when it is not.
+func (m *cMasker) macroAt(i int) int {
+	t, prev, next := m.text(i), m.text(i-1), m.text(i+1)
+	end := i + 1
+	if next == "(" {
+		if end = cMatchParen(m.str, m.toks, i+1); end < 0 {
+			return i
+		}
+	}
+	after := m.text(end)
+	alone := m.toks[i].nl && (end >= len(m.toks) || m.toks[end].nl) && after != "{" && after != "}" &&
+		after != "," && after != "=" && after != "(" && strings.ContainsRune(t, '_')
+	switch {
+	case (prev == "class" || prev == "struct" || prev == "union") && next != "(" && cIdent(next) && !cCaps(next) || m.learned[t] && next != "(":
+		m.learned[t] = true
+	case cAnnotation(t):
+	case next == "(" && (prev == ")" || cQualifierWord[prev]) && cAfterAnnotation(after):
+	case alone:
+	default:
+		return i
+	}
+	return end
 }
 
 // maskLinkageGuards blanks the C header idiom
