@@ -213,3 +213,13 @@ func TestCRealWorldHeaders(t *testing.T) {
 		})
 	}
 }
+
+// TestCRecoveryKeepsFunctions: a syntax error does not cut a function at a
+// column-0 label or preprocessor line (where error recovery used to resume).
+func TestCRecoveryKeepsFunctions(t *testing.T) {
+	src := "int f(int x) {\n\tint y = (x + ;\n\tif (y)\n\t\tgoto cleanup;\ncleanup:\n#ifdef X\n\ty = 2;\n#endif\n\treturn y;\n}\n\nint g(void) { return 1; }\n"
+	f, syms := cSymbols(t, "a.c", src)
+	if !f.Partial || syms["f"].StartLine != 1 || syms["f"].EndLine != 10 || syms["g"].StartLine != 12 {
+		t.Errorf("partial %v, f %d-%d, g %d", f.Partial, syms["f"].StartLine, syms["f"].EndLine, syms["g"].StartLine)
+	}
+}

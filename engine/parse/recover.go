@@ -144,7 +144,8 @@ func continuationLine(txt string) bool {
 		return true
 	}
 	if i := strings.IndexFunc(txt, func(r rune) bool { return r >= 0x80 || !isIdentByte(byte(r)) }); i > 0 &&
-		strings.HasPrefix(txt[i:], ":") && !strings.HasPrefix(txt[i:], "::") && strings.TrimSpace(txt[i+1:]) == "" {
+		strings.HasPrefix(txt[i:], ":") && !strings.HasPrefix(txt[i:], "::") && strings.TrimSpace(txt[i+1:]) == "" &&
+		txt[:i] != "try" { // Python's try: starts a statement
 		return true
 	}
 	for _, kw := range []string{"else", "elif", "except", "finally", "catch", "case", "default"} {
