@@ -104,10 +104,11 @@ var nameSteps = []struct{ name, sql string }{
 const maxFieldCandidates = "8"
 
 // langFamily is the SQL for the languages that can call each other's code:
-// JavaScript, TypeScript and TSX share one; Go and Python each stand alone (a
+// JavaScript, TypeScript and TSX share one, C and C++ another (a .h file is
+// either); Go and Python each stand alone (a
 // Python call never lands on a JavaScript function of the same unique name).
 func langFamily(col string) string {
-	return "(CASE WHEN " + col + " IN ('javascript','typescript','tsx') THEN 'js' ELSE " + col + " END)"
+	return "(CASE WHEN " + col + " IN ('javascript','typescript','tsx') THEN 'js' WHEN " + col + " IN ('c','cpp') THEN 'c' ELSE " + col + " END)"
 }
 
 // copiedCode is the SQL for a path holding copies of definitions written

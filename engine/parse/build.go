@@ -131,7 +131,7 @@ func (x *extractor) assignParents() {
 	for i, d := range x.defs {
 		switch d.kind {
 		case KindStruct, KindInterface, KindType, KindClass, KindVar, KindConst, KindFunction, KindEnum:
-			if d.parent < 0 {
+			if d.parent < 0 || x.defs[d.parent].kind == KindNamespace { // C++: beside its members in a namespace
 				if _, dup := owners[d.name]; !dup {
 					owners[d.name] = i
 				}
@@ -139,10 +139,17 @@ func (x *extractor) assignParents() {
 		}
 	}
 	for i, d := range x.defs {
-		if d.owner != "" && (!d.nested || d.ownerWins) {
-			if p, ok := owners[d.owner]; ok && p != i {
-				d.parent = p
-			}
+		if d.owner == "" || d.nested && !d.ownerWins && x.defs[d.parent].kind != KindNamespace {
+			continue
+		}
+		p, ok := owners[d.owner]
+		if !ok || p == i {
+			continue
+		}
+		// A Rust impl's members hang off a top-level type wherever they are;
+		// others off an owner beside them (C++: in the same namespace).
+		if d.ownerWins && x.defs[p].parent < 0 || !d.ownerWins && x.defs[p].parent == d.parent {
+			d.parent = p
 		}
 	}
 }

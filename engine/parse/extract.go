@@ -119,6 +119,9 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	//lint:ignore SA1019 the replacement costs a cgo callback every hundred parser steps (see above)
 	p.SetTimeoutMicros(uint64(parseTimeout(len(c.src)).Microseconds()))
 	setIncludedRanges(p, lang, c.src) // csharp_preproc.go: C# skips its preprocessor lines
+	if l := registered[lang]; l != nil && l.prepare != nil {
+		c.src = l.prepare(c.src) // c.s, which chunks and names are cut from, stays as written
+	}
 	tree := p.Parse(c.src, nil)
 	if tree == nil {
 		spoiled = true

@@ -229,7 +229,7 @@ func Parse(p string, src []byte, opts Options) (f *File, err error) {
 	if opts.MaxSymbolBytes <= 0 {
 		opts.MaxSymbolBytes = DefaultMaxSymbolBytes
 	}
-	lang := Language(p)
+	lang := sniffLanguage(Language(p), p, src)
 	f = &File{Path: p, Language: lang}
 	binary := lang == "" || bytes.IndexByte(src[:min(len(src), 8000)], 0) >= 0
 	if !binary && !utf8.Valid(src) {

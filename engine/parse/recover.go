@@ -140,8 +140,18 @@ func (x *extractor) resyncLine(after int) (int, int) {
 	return 0, 0
 }
 
-// continuationLine reports whether a column-0 line continues a statement.
+// continuationLine reports whether a column-0 line continues a statement: a
+// continuation keyword, a label (C's `cleanup:`, gofmt's `Loop:`), or a
+// preprocessor line or Python comment (#).
 func continuationLine(txt string) bool {
+	if strings.HasPrefix(txt, "#") {
+		return true
+	}
+	if i := strings.IndexFunc(txt, func(r rune) bool { return r >= 0x80 || !isIdentByte(byte(r)) }); i > 0 &&
+		strings.HasPrefix(txt[i:], ":") && !strings.HasPrefix(txt[i:], "::") && strings.TrimSpace(txt[i+1:]) == "" &&
+		txt[:i] != "try" { // Python's try: starts a statement
+		return true
+	}
 	for _, kw := range []string{"else", "elif", "except", "finally", "catch", "case", "default"} {
 		if strings.HasPrefix(txt, kw) && (len(txt) == len(kw) || !isIdentByte(txt[len(kw)])) {
 			return true

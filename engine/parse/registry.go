@@ -15,6 +15,12 @@ type language struct {
 	exts    []string // lower-case, with the dot: ".java"
 	spec    grammarSpec
 	handler func() langHandler
+	// sniff, when set, names the language a file of this one's extensions is
+	// really in ("" keeps this one): .h is C or C++.
+	sniff func(path string, src []byte) string
+	// prepare, when set, rewrites the bytes the grammar parses (same length,
+	// same lines): C blanks attribute-like macros the grammar cannot parse.
+	prepare func(src []byte) []byte
 }
 
 var (
@@ -49,4 +55,15 @@ func Languages() []string {
 		out = append(out, name)
 	}
 	return out
+}
+
+// sniffLanguage is lang, or the language src is in when lang's extension is
+// ambiguous.
+func sniffLanguage(lang, p string, src []byte) string {
+	if l := registered[lang]; l != nil && l.sniff != nil {
+		if s := l.sniff(p, src); s != "" {
+			return s
+		}
+	}
+	return lang
 }
