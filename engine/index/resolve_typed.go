@@ -13,7 +13,7 @@ package index
 // it is left to the name steps (ambiguous or inferred, never exact).
 
 // typeKinds are the symbol kinds a qualifier's type can be.
-const typeKinds = `('class','struct','interface','type')`
+const typeKinds = `('class','struct','interface','type','enum')`
 
 // splitType names the parts of a type as written: tpkg.tname.
 const splitType = `CROSS JOIN LATERAL (SELECT regexp_replace(r.t, '^.*\.', '') AS tname,

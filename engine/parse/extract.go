@@ -116,6 +116,7 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	// parser operations; the clock check here is in C.)
 	//lint:ignore SA1019 the replacement costs a cgo callback every hundred parser steps (see above)
 	p.SetTimeoutMicros(uint64(parseTimeout(len(c.src)).Microseconds()))
+	setIncludedRanges(p, lang, c.src) // csharp_preproc.go: C# skips its preprocessor lines
 	tree := p.Parse(c.src, nil)
 	if tree == nil {
 		spoiled = true
