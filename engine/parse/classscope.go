@@ -74,6 +74,7 @@ type classScopes struct {
 	delegates bool              // C#: a local variable can be called
 	statics   map[string]string // Java static imports: method -> class
 	aliases   map[string]string // C# using aliases of types: alias -> type name
+	imported  map[string]bool   // names imports bind: Java single-type imports, C# using aliases
 	ids       map[string]uint16 // field ids by name (see field)
 	minOff    int
 	sorted    bool
@@ -199,7 +200,7 @@ func (s *classScopes) resolve(x *extractor, lang classLang) {
 		if *q != "" && (*q)[0] == 0 {
 			pending = true
 		} else if *q != "" {
-			*q = s.alias(*q)
+			*q = s.final(*q)
 		}
 	}
 	if !pending {
@@ -223,12 +224,29 @@ func (s *classScopes) resolve(x *extractor, lang classLang) {
 		if r.qualType == "" || r.qualType[0] != 0 {
 			continue
 		}
-		q := r.qualType
-		r.qualType = s.settle(x, lang, q, r)
-		if a, ok := s.aliases[r.qualType]; ok {
-			r.qualType = a
-		}
+		r.qualType = s.final(s.settle(x, lang, r.qualType, r))
 	}
+}
+
+// final is the QualifierType for type t as written. A dotted name is a
+// nested class (Outer.Inner) or a package path (a.b.C), which the indexer
+// cannot locate by the qualifier: the class name is what it looks for. Only
+// a prefix the file imports (Map.Entry, Alias.Type) is kept, so that the
+// indexer finds the type through that import, or knows it is external.
+func (s *classScopes) final(t string) string {
+	t = s.alias(t)
+	if i := strings.IndexByte(t, '.'); i > 0 && !s.imported[t[:i]] {
+		return t[strings.LastIndexByte(t, '.')+1:]
+	}
+	return t
+}
+
+// bind records a name an import binds.
+func (s *classScopes) bind(name string) {
+	if s.imported == nil {
+		s.imported = map[string]bool{}
+	}
+	s.imported[name] = true
 }
 
 // alias returns the type name a using alias stands for, or t.

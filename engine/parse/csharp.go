@@ -10,7 +10,7 @@ import (
 
 // csHandler: classes, structs, interfaces, enums, records (a record struct is
 // a struct) and delegates (types) at any depth, and their members: methods,
-// constructors, destructors (~C), operators ("operator +"), indexers
+// constructors ("constructor"), destructors (~C), operators ("operator +"), indexers
 // ("this[]"), properties and events, each a chunk of kind method with its
 // attributes and /// XML doc (tags dropped). Each part of a partial class is a
 // chunk of its own. Local functions are functions nested in their method.
@@ -124,6 +124,7 @@ func (h *csHandler) using(x *extractor, n *sitter.Node) {
 			h.scopes.aliases = map[string]string{}
 		}
 		h.scopes.aliases[imp.Alias], _ = splitTypeName(cleanTypeName(s))
+		h.scopes.bind(imp.Alias)
 	}
 	x.addImport(imp, int(n.StartByte()))
 }
@@ -265,10 +266,12 @@ func (h *csHandler) member(x *extractor, m *match) {
 	}
 }
 
-// memberName names a member: its identifier, "~C" for a destructor,
+// memberName names a member: its identifier, "constructor", "~C" for a destructor,
 // "operator +" and "operator int" for operators, "this[]" for an indexer.
 func (h *csHandler) memberName(x *extractor, n *sitter.Node, m *match) string {
 	switch x.kind(n) {
+	case "constructor_declaration":
+		return "constructor" // as in Java (java.go) and TypeScript
 	case "destructor_declaration":
 		return "~" + x.text(m.name)
 	case "operator_declaration":

@@ -47,7 +47,7 @@ Line.Changed method 16-16 <Line
 Line.operator + method 17-17 <Line
 Line.operator string method 18-18 <Line
 Line.~Line method 19-19 <Line
-Line.Line method 20-20 <Line
+Line.constructor method 20-20 <Line
 Line.Touch method 21-21 <Line
 Line.Touch.Twice function 21-21 <Line.Touch
 Line.Key struct 22-22 <Line

@@ -108,7 +108,9 @@ func (h *javaHandler) typeDecl(x *extractor, m *match) {
 
 // member records a method, constructor or annotation element of the class
 // whose body holds it; one at the top of the file (an implicit class) is a
-// function.
+// function. A constructor is named "constructor", as in TypeScript: named
+// like its class, it would make the class name defined twice, and a `new C()`
+// elsewhere would resolve to neither.
 func (h *javaHandler) member(x *extractor, m *match) {
 	n := &m.node
 	body := n.Parent()
@@ -137,6 +139,9 @@ func (h *javaHandler) member(x *extractor, m *match) {
 		return
 	}
 	d := &def{name: x.text(m.name), kind: KindFunction, mode: qualNested}
+	if k := x.kind(n); k == "constructor_declaration" || k == "compact_constructor_declaration" {
+		d.name = "constructor"
+	}
 	mods := javaModifiers(x, n)
 	d.exported = mods.public || mods.protected || (inInterface && !mods.private)
 	if cls != nil {
@@ -213,6 +218,7 @@ func (h *javaHandler) importDecl(x *extractor, n *sitter.Node) {
 	default:
 		imp.Path = s
 		imp.Alias, _ = splitTypeName(s)
+		h.scopes.bind(imp.Alias)
 	}
 	x.addImport(imp, int(n.StartByte()))
 }

@@ -76,7 +76,7 @@ Shape.Inner.run.Local.go method 16-16 <Shape.Inner.run.Local
 Shape.Kind enum 21-21 <Shape
 Shape.Kind.next method 21-21 <Shape.Kind
 Shape.Point class 23-27 <Shape
-Shape.Point.Point method 24-26 <Shape.Point
+Shape.Point.constructor method 24-26 <Shape.Point
 Shape.Marker interface 29-29 <Shape
 Shape.Visitor interface 31-33 <Shape
 Shape.Visitor.visit method 32-32 <Shape.Visitor
@@ -164,7 +164,7 @@ Outer.run i Util Util
 Outer.run Maker  
 Outer.run j new Maker() Maker
 Outer.run k ((Caster) p) Caster
-Outer.run size items java.util.List
+Outer.run size items List
 Outer.run m e Elem
 Outer.run open  Outer
 Outer.run n r Res
