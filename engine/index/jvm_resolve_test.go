@@ -12,8 +12,9 @@ var jvmFixture = map[string]string{
 	"core/src/main/java/com/acme/core/Store.java": `package com.acme.core;
 
 public class Store extends Base {
+    private int size;
     public static Store open(String name) { return new Store(); }
-    public Store() { }
+    public Store() { size = 0; }
     public void put(String k) { check(k); this.flush(); }
     void flush() { }
     void close() { super.release(); }
@@ -61,7 +62,8 @@ class Helper {
 public class Order : Entity
 {
     public Order() { }
-    public void Submit() { Validate(); base.Save(); }
+    public int Lines;
+    public void Submit() { Validate(); base.Save(); this.Lines++; }
     private void Validate() { }
     public override void Save() { }
 }
@@ -124,6 +126,18 @@ func TestJVMResolution(t *testing.T) {
 		got := callEdges(t, db, c.path, c.source, c.name)
 		if g, w := render(got), render(c.want); g != w {
 			t.Errorf("%s %s -> %s:\n got %s\nwant %s", c.path, c.source, c.name, g, w)
+		}
+	}
+	for _, c := range []struct{ kind, source, field, want string }{
+		{"writes", "Store.constructor", "size", "Store.size exact"},
+		{"writes", "Order.Submit", "Lines", "Order.Lines exact"},
+	} {
+		var got string
+		err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(t.qualified_name, '') || ' ' || e.confidence
+			FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
+			WHERE e.kind = $1 AND s.qualified_name = $2 AND e.target_name = $3`, c.kind, c.source, c.field).Scan(&got)
+		if err != nil || got != c.want {
+			t.Errorf("%s %s %s: %q (%v), want %q", c.source, c.kind, c.field, got, err, c.want)
 		}
 	}
 	imports := map[string]string{}

@@ -57,10 +57,14 @@ func IsTest(p string) bool {
 		strings.HasSuffix(lower, "_test.py"),
 		lower == "conftest.py",
 		strings.Contains(lower, ".test."), strings.Contains(lower, ".spec."),
-		strings.HasSuffix(lower, "_spec.rb"), strings.HasSuffix(lower, "test.java"):
+		strings.HasSuffix(lower, "_spec.rb"), strings.HasSuffix(lower, "test.java"),
+		strings.HasSuffix(base, "Test.cs"), strings.HasSuffix(base, "Tests.cs"):
 		return true
 	}
 	for _, dir := range strings.Split(path.Dir(p), "/") {
+		if strings.HasSuffix(strings.ToLower(dir), ".tests") {
+			return true // a C# test project: Acme.Orders.Tests
+		}
 		switch strings.ToLower(dir) {
 		case "test", "tests", "__tests__", "testing", "testdata", "spec", "specs",
 			"example", "examples", "_examples", "e2e", "fixtures", "benchmark", "benchmarks":

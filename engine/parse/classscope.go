@@ -65,6 +65,8 @@ type classLang interface {
 	declScope(x *extractor, d *cdecl)
 	// declType returns the type name d's declaration gives it ("" unknown).
 	declType(x *extractor, d *cdecl) string
+	// fieldDecl reports whether member d is a field (not a property).
+	fieldDecl(d *cdecl) bool
 }
 
 type classScopes struct {
@@ -76,6 +78,10 @@ type classScopes struct {
 	aliases   map[string]string // C# using aliases of types: alias -> type name
 	imported  map[string]bool   // names imports bind: Java single-type imports, C# using aliases
 	ids       map[string]uint16 // field ids by name (see field)
+	accesses  []caccess         // field reads and writes (classfields.go)
+	assigned  []caccess         // bare names assigned to: fields, or locals
+	writes    map[int]bool      // field name offsets of assigned accesses
+	callees   []int             // name offsets of qualified calls: not accesses
 	minOff    int
 	sorted    bool
 }
@@ -105,6 +111,7 @@ func (s *classScopes) sync(x *extractor) {
 		}
 	}
 	s.classes = cs
+	s.syncAccesses(cut)
 }
 
 // addDecl records a declaration match: m.name is the name, m.value its type,
@@ -219,13 +226,21 @@ func (s *classScopes) resolve(x *extractor, lang classLang) {
 			c.members[d.name] = true
 		}
 	}
+	var reads []rawRef // fields named alone as a call's qualifier
 	for i := range x.refs {
 		r := &x.refs[i]
 		if r.qualType == "" || r.qualType[0] != 0 {
 			continue
 		}
+		if r.qualType == pendIdent && r.kind == RefCalls {
+			if owner := s.implicitField(x, lang, r.qualifier, r.off); owner != "" {
+				reads = append(reads, rawRef{kind: RefReads, name: r.qualifier, qualType: owner,
+					off: max(r.off-len(r.qualifier)-1, 0)})
+			}
+		}
 		r.qualType = s.final(s.settle(x, lang, r.qualType, r))
 	}
+	x.refs = append(x.refs, reads...)
 }
 
 // final is the QualifierType for type t as written. A dotted name is a

@@ -58,6 +58,16 @@ func (h *csHandler) handle(x *extractor, m *match) {
 	}
 	n := &m.node
 	switch m.tag {
+	case "access.read":
+		h.scopes.addAccess(x, m)
+	case "access.assign":
+		if x.kind(n) == "assignment_expression" || isIncrement(x.text(n)) {
+			h.scopes.addAssigned(x, m)
+		}
+	case "access.write":
+		if x.kind(n) == "assignment_expression" || isIncrement(x.text(n)) {
+			h.scopes.markWrite(x, m.name, "name")
+		}
 	case "namespace":
 		h.namespace(x, m)
 	case "import":
@@ -74,6 +84,9 @@ func (h *csHandler) handle(x *extractor, m *match) {
 			return
 		}
 		x.addTypedRef(RefCalls, name, q, h.scopes.qualType(x, m.qualifier, q), int(m.name.StartByte()))
+		if m.qualifier != nil {
+			h.scopes.markCallee(int(m.name.StartByte()))
+		}
 	case "reference.new":
 		name, q := splitTypeName(h.scopes.alias(cleanTypeName(x.text(m.name))))
 		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
@@ -336,6 +349,7 @@ func hasWord(s, w string) bool {
 // finish settles qualifier types, the kind of each class's first base, and
 // exports.
 func (h *csHandler) finish(x *extractor) {
+	h.scopes.emitAccesses(x, h)
 	h.scopes.resolve(x, h)
 	h.scopes.addFields(x, h, func(d *cdecl) (bool, bool) {
 		switch d.how {
@@ -449,3 +463,5 @@ func (h *csHandler) declType(x *extractor, d *cdecl) string {
 	}
 	return h.scopes.alias(t)
 }
+
+func (h *csHandler) fieldDecl(d *cdecl) bool { return d.how == "local.field" }

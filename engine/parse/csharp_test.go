@@ -239,3 +239,40 @@ func TestCSharpIncludedRanges(t *testing.T) {
 		t.Error("ranges for a file without directives")
 	}
 }
+
+func TestCSharpFieldAccesses(t *testing.T) {
+	src := `using System;
+
+class Acct
+{
+    private int _balance;
+    private Log _log;
+    public int Total { get; set; }
+
+    void Deposit(int n)
+    {
+        _balance += n;
+        this._balance++;
+        _log.Add(n);
+        Total = n;
+        other.Count = State.Open;
+        Console.WriteLine(System.Math.PI);
+        var flag = !other.Done;
+    }
+}
+enum State { Open }
+`
+	f := mustParse(t, "Acct.cs", src, Options{})
+	got := refsOf(f, RefReads) + "--\n" + refsOf(f, RefWrites)
+	want := `Acct.Deposit _log  Acct
+Acct.Deposit Open State State
+Acct.Deposit Done other 
+--
+Acct.Deposit _balance  Acct
+Acct.Deposit _balance this Acct
+Acct.Deposit Count other 
+`
+	if got != want {
+		t.Errorf("accesses:\n%s\nwant:\n%s", got, want)
+	}
+}

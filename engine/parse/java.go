@@ -47,6 +47,12 @@ func (h *javaHandler) handle(x *extractor, m *match) {
 	}
 	n := &m.node
 	switch m.tag {
+	case "access.read":
+		h.scopes.addAccess(x, m)
+	case "access.assign":
+		h.scopes.addAssigned(x, m)
+	case "access.write":
+		h.scopes.markWrite(x, m.name, "field")
 	case "package":
 		for _, ch := range x.named(n) {
 			if k := x.kind(&ch); k == "scoped_identifier" || k == "identifier" {
@@ -226,6 +232,7 @@ func (h *javaHandler) importDecl(x *extractor, n *sitter.Node) {
 // finish settles qualifier types and makes a definition exported only when
 // every class around it is.
 func (h *javaHandler) finish(x *extractor) {
+	h.scopes.emitAccesses(x, h)
 	h.scopes.resolve(x, h)
 	h.scopes.addFields(x, h, func(d *cdecl) (bool, bool) {
 		switch {
@@ -312,3 +319,5 @@ func (h *javaHandler) declType(x *extractor, d *cdecl) string {
 	}
 	return t
 }
+
+func (h *javaHandler) fieldDecl(d *cdecl) bool { return d.how == "local.member" }

@@ -256,3 +256,39 @@ func TestJavaSyntaxError(t *testing.T) {
 		}
 	}
 }
+
+func TestJavaFieldAccesses(t *testing.T) {
+	src := `package p;
+
+class Acct {
+    private int balance;
+    private Log log;
+    static final int LIMIT = 10;
+
+    void deposit(int n) {
+        balance += n;
+        this.balance++;
+        log.add(n);
+        int local = 0;
+        local = n;
+        other.count = Acct.LIMIT;
+        System.out.println(java.util.List.of());
+    }
+
+    void shadow(int balance) { balance = 1; }
+}
+`
+	f := mustParse(t, "p/Acct.java", src, Options{})
+	got := refsOf(f, RefReads) + "--\n" + refsOf(f, RefWrites)
+	want := `Acct.deposit log  Acct
+Acct.deposit LIMIT Acct Acct
+Acct.deposit out System System
+--
+Acct.deposit balance  Acct
+Acct.deposit balance this Acct
+Acct.deposit count other 
+`
+	if got != want {
+		t.Errorf("accesses:\n%s\nwant:\n%s", got, want)
+	}
+}
