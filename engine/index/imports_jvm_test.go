@@ -52,3 +52,18 @@ func TestResolveCSharpUsings(t *testing.T) {
 		}
 	}
 }
+
+func TestIsTestCSharp(t *testing.T) {
+	for p, want := range map[string]bool{
+		"Src/Newtonsoft.Json.Tests/Linq/JObjectTests.cs": true,
+		"Src/Acme.Orders.Tests/Fixture.cs":               true,
+		"src/Acme/OrderTest.cs":                          true,
+		"src/Acme/Latest.cs":                             false,
+		"src/Acme.Testing.Tools/Helpers.cs":              false,
+		"src/main/java/a/StoreTest.java":                 true,
+	} {
+		if got := IsTest(p); got != want {
+			t.Errorf("IsTest(%s) = %v, want %v", p, got, want)
+		}
+	}
+}

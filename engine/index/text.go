@@ -62,6 +62,9 @@ func IsTest(p string) bool {
 		return true
 	}
 	for _, dir := range strings.Split(path.Dir(p), "/") {
+		if strings.HasSuffix(strings.ToLower(dir), ".tests") {
+			return true // a C# test project: Acme.Orders.Tests
+		}
 		switch strings.ToLower(dir) {
 		// Not "testing": Go's testing package (and others of that name) is code.
 		case "test", "tests", "__tests__", "testdata", "spec", "specs",

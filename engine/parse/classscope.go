@@ -65,6 +65,8 @@ type classLang interface {
 	declScope(x *extractor, d *cdecl)
 	// declType returns the type name d's declaration gives it ("" unknown).
 	declType(x *extractor, d *cdecl) string
+	// fieldDecl reports whether member d is a field (not a property).
+	fieldDecl(d *cdecl) bool
 }
 
 type classScopes struct {
@@ -74,7 +76,12 @@ type classScopes struct {
 	delegates bool              // C#: a local variable can be called
 	statics   map[string]string // Java static imports: method -> class
 	aliases   map[string]string // C# using aliases of types: alias -> type name
+	imported  map[string]bool   // names imports bind: Java single-type imports, C# using aliases
 	ids       map[string]uint16 // field ids by name (see field)
+	accesses  []caccess         // field reads and writes (classfields.go)
+	assigned  []caccess         // bare names assigned to: fields, or locals
+	writes    map[int]bool      // field name offsets of assigned accesses
+	callees   []int             // name offsets of qualified calls: not accesses
 	minOff    int
 	sorted    bool
 }
@@ -104,6 +111,7 @@ func (s *classScopes) sync(x *extractor) {
 		}
 	}
 	s.classes = cs
+	s.syncAccesses(cut)
 }
 
 // addDecl records a declaration match: m.name is the name, m.value its type,
@@ -199,7 +207,7 @@ func (s *classScopes) resolve(x *extractor, lang classLang) {
 		if *q != "" && (*q)[0] == 0 {
 			pending = true
 		} else if *q != "" {
-			*q = s.alias(*q)
+			*q = s.final(*q)
 		}
 	}
 	if !pending {
@@ -218,17 +226,42 @@ func (s *classScopes) resolve(x *extractor, lang classLang) {
 			c.members[d.name] = true
 		}
 	}
+	var reads []rawRef // fields named alone as a call's qualifier
 	for i := range x.refs {
 		r := &x.refs[i]
 		if r.qualType == "" || r.qualType[0] != 0 {
 			continue
 		}
-		q := r.qualType
-		r.qualType = s.settle(x, lang, q, r)
-		if a, ok := s.aliases[r.qualType]; ok {
-			r.qualType = a
+		if r.qualType == pendIdent && r.kind == RefCalls {
+			if owner := s.implicitField(x, lang, r.qualifier, r.off); owner != "" {
+				reads = append(reads, rawRef{kind: RefReads, name: r.qualifier, qualType: owner,
+					off: max(r.off-len(r.qualifier)-1, 0)})
+			}
 		}
+		r.qualType = s.final(s.settle(x, lang, r.qualType, r))
 	}
+	x.refs = append(x.refs, reads...)
+}
+
+// final is the QualifierType for type t as written. A dotted name is a
+// nested class (Outer.Inner) or a package path (a.b.C), which the indexer
+// cannot locate by the qualifier: the class name is what it looks for. Only
+// a prefix the file imports (Map.Entry, Alias.Type) is kept, so that the
+// indexer finds the type through that import, or knows it is external.
+func (s *classScopes) final(t string) string {
+	t = s.alias(t)
+	if i := strings.IndexByte(t, '.'); i > 0 && !s.imported[t[:i]] {
+		return t[strings.LastIndexByte(t, '.')+1:]
+	}
+	return t
+}
+
+// bind records a name an import binds.
+func (s *classScopes) bind(name string) {
+	if s.imported == nil {
+		s.imported = map[string]bool{}
+	}
+	s.imported[name] = true
 }
 
 // alias returns the type name a using alias stands for, or t.

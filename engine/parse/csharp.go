@@ -10,7 +10,7 @@ import (
 
 // csHandler: classes, structs, interfaces, enums, records (a record struct is
 // a struct) and delegates (types) at any depth, and their members: methods,
-// constructors, destructors (~C), operators ("operator +"), indexers
+// constructors ("constructor"), destructors (~C), operators ("operator +"), indexers
 // ("this[]"), properties and events, each a chunk of kind method with its
 // attributes and /// XML doc (tags dropped). Each part of a partial class is a
 // chunk of its own. Local functions are functions nested in their method.
@@ -58,6 +58,16 @@ func (h *csHandler) handle(x *extractor, m *match) {
 	}
 	n := &m.node
 	switch m.tag {
+	case "access.read":
+		h.scopes.addAccess(x, m)
+	case "access.assign":
+		if x.kind(n) == "assignment_expression" || isIncrement(x.text(n)) {
+			h.scopes.addAssigned(x, m)
+		}
+	case "access.write":
+		if x.kind(n) == "assignment_expression" || isIncrement(x.text(n)) {
+			h.scopes.markWrite(x, m.name, "name")
+		}
 	case "namespace":
 		h.namespace(x, m)
 	case "import":
@@ -74,6 +84,9 @@ func (h *csHandler) handle(x *extractor, m *match) {
 			return
 		}
 		x.addTypedRef(RefCalls, name, q, h.scopes.qualType(x, m.qualifier, q), int(m.name.StartByte()))
+		if m.qualifier != nil {
+			h.scopes.markCallee(int(m.name.StartByte()))
+		}
 	case "reference.new":
 		name, q := splitTypeName(h.scopes.alias(cleanTypeName(x.text(m.name))))
 		x.addRef(RefCalls, name, q, int(m.name.StartByte()))
@@ -124,6 +137,7 @@ func (h *csHandler) using(x *extractor, n *sitter.Node) {
 			h.scopes.aliases = map[string]string{}
 		}
 		h.scopes.aliases[imp.Alias], _ = splitTypeName(cleanTypeName(s))
+		h.scopes.bind(imp.Alias)
 	}
 	x.addImport(imp, int(n.StartByte()))
 }
@@ -265,10 +279,12 @@ func (h *csHandler) member(x *extractor, m *match) {
 	}
 }
 
-// memberName names a member: its identifier, "~C" for a destructor,
+// memberName names a member: its identifier, "constructor", "~C" for a destructor,
 // "operator +" and "operator int" for operators, "this[]" for an indexer.
 func (h *csHandler) memberName(x *extractor, n *sitter.Node, m *match) string {
 	switch x.kind(n) {
+	case "constructor_declaration":
+		return "constructor" // as in Java (java.go) and TypeScript
 	case "destructor_declaration":
 		return "~" + x.text(m.name)
 	case "operator_declaration":
@@ -333,6 +349,7 @@ func hasWord(s, w string) bool {
 // finish settles qualifier types, the kind of each class's first base, and
 // exports.
 func (h *csHandler) finish(x *extractor) {
+	h.scopes.emitAccesses(x, h)
 	h.scopes.resolve(x, h)
 	h.scopes.addFields(x, h, func(d *cdecl) (bool, bool) {
 		switch d.how {
@@ -446,3 +463,5 @@ func (h *csHandler) declType(x *extractor, d *cdecl) string {
 	}
 	return h.scopes.alias(t)
 }
+
+func (h *csHandler) fieldDecl(d *cdecl) bool { return d.how == "local.field" }

@@ -47,7 +47,7 @@ Line.Changed method 16-16 <Line
 Line.operator + method 17-17 <Line
 Line.operator string method 18-18 <Line
 Line.~Line method 19-19 <Line
-Line.Line method 20-20 <Line
+Line.constructor method 20-20 <Line
 Line.Touch method 21-21 <Line
 Line.Touch.Twice function 21-21 <Line.Touch
 Line.Key struct 22-22 <Line
@@ -237,5 +237,42 @@ func TestCSharpIncludedRanges(t *testing.T) {
 	}
 	if csIncludedRanges([]byte("class A {}\n")) != nil {
 		t.Error("ranges for a file without directives")
+	}
+}
+
+func TestCSharpFieldAccesses(t *testing.T) {
+	src := `using System;
+
+class Acct
+{
+    private int _balance;
+    private Log _log;
+    public int Total { get; set; }
+
+    void Deposit(int n)
+    {
+        _balance += n;
+        this._balance++;
+        _log.Add(n);
+        Total = n;
+        other.Count = State.Open;
+        Console.WriteLine(System.Math.PI);
+        var flag = !other.Done;
+    }
+}
+enum State { Open }
+`
+	f := mustParse(t, "Acct.cs", src, Options{})
+	got := refsOf(f, RefReads) + "--\n" + refsOf(f, RefWrites)
+	want := `Acct.Deposit _log  Acct
+Acct.Deposit Open State State
+Acct.Deposit Done other 
+--
+Acct.Deposit _balance  Acct
+Acct.Deposit _balance this Acct
+Acct.Deposit Count other 
+`
+	if got != want {
+		t.Errorf("accesses:\n%s\nwant:\n%s", got, want)
 	}
 }

@@ -47,6 +47,12 @@ func (h *javaHandler) handle(x *extractor, m *match) {
 	}
 	n := &m.node
 	switch m.tag {
+	case "access.read":
+		h.scopes.addAccess(x, m)
+	case "access.assign":
+		h.scopes.addAssigned(x, m)
+	case "access.write":
+		h.scopes.markWrite(x, m.name, "field")
 	case "package":
 		for _, ch := range x.named(n) {
 			if k := x.kind(&ch); k == "scoped_identifier" || k == "identifier" {
@@ -108,7 +114,9 @@ func (h *javaHandler) typeDecl(x *extractor, m *match) {
 
 // member records a method, constructor or annotation element of the class
 // whose body holds it; one at the top of the file (an implicit class) is a
-// function.
+// function. A constructor is named "constructor", as in TypeScript: named
+// like its class, it would make the class name defined twice, and a `new C()`
+// elsewhere would resolve to neither.
 func (h *javaHandler) member(x *extractor, m *match) {
 	n := &m.node
 	body := n.Parent()
@@ -137,6 +145,9 @@ func (h *javaHandler) member(x *extractor, m *match) {
 		return
 	}
 	d := &def{name: x.text(m.name), kind: KindFunction, mode: qualNested}
+	if k := x.kind(n); k == "constructor_declaration" || k == "compact_constructor_declaration" {
+		d.name = "constructor"
+	}
 	mods := javaModifiers(x, n)
 	d.exported = mods.public || mods.protected || (inInterface && !mods.private)
 	if cls != nil {
@@ -213,6 +224,7 @@ func (h *javaHandler) importDecl(x *extractor, n *sitter.Node) {
 	default:
 		imp.Path = s
 		imp.Alias, _ = splitTypeName(s)
+		h.scopes.bind(imp.Alias)
 	}
 	x.addImport(imp, int(n.StartByte()))
 }
@@ -220,6 +232,7 @@ func (h *javaHandler) importDecl(x *extractor, n *sitter.Node) {
 // finish settles qualifier types and makes a definition exported only when
 // every class around it is.
 func (h *javaHandler) finish(x *extractor) {
+	h.scopes.emitAccesses(x, h)
 	h.scopes.resolve(x, h)
 	h.scopes.addFields(x, h, func(d *cdecl) (bool, bool) {
 		switch {
@@ -306,3 +319,5 @@ func (h *javaHandler) declType(x *extractor, d *cdecl) string {
 	}
 	return t
 }
+
+func (h *javaHandler) fieldDecl(d *cdecl) bool { return d.how == "local.member" }

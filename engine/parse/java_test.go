@@ -76,7 +76,7 @@ Shape.Inner.run.Local.go method 16-16 <Shape.Inner.run.Local
 Shape.Kind enum 21-21 <Shape
 Shape.Kind.next method 21-21 <Shape.Kind
 Shape.Point class 23-27 <Shape
-Shape.Point.Point method 24-26 <Shape.Point
+Shape.Point.constructor method 24-26 <Shape.Point
 Shape.Marker interface 29-29 <Shape
 Shape.Visitor interface 31-33 <Shape
 Shape.Visitor.visit method 32-32 <Shape.Visitor
@@ -164,7 +164,7 @@ Outer.run i Util Util
 Outer.run Maker  
 Outer.run j new Maker() Maker
 Outer.run k ((Caster) p) Caster
-Outer.run size items java.util.List
+Outer.run size items List
 Outer.run m e Elem
 Outer.run open  Outer
 Outer.run n r Res
@@ -254,5 +254,41 @@ func TestJavaSyntaxError(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
+	}
+}
+
+func TestJavaFieldAccesses(t *testing.T) {
+	src := `package p;
+
+class Acct {
+    private int balance;
+    private Log log;
+    static final int LIMIT = 10;
+
+    void deposit(int n) {
+        balance += n;
+        this.balance++;
+        log.add(n);
+        int local = 0;
+        local = n;
+        other.count = Acct.LIMIT;
+        System.out.println(java.util.List.of());
+    }
+
+    void shadow(int balance) { balance = 1; }
+}
+`
+	f := mustParse(t, "p/Acct.java", src, Options{})
+	got := refsOf(f, RefReads) + "--\n" + refsOf(f, RefWrites)
+	want := `Acct.deposit log  Acct
+Acct.deposit LIMIT Acct Acct
+Acct.deposit out System System
+--
+Acct.deposit balance  Acct
+Acct.deposit balance this Acct
+Acct.deposit count other 
+`
+	if got != want {
+		t.Errorf("accesses:\n%s\nwant:\n%s", got, want)
 	}
 }

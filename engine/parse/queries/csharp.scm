@@ -70,3 +70,13 @@
 (declaration_expression type: (_) @value name: (identifier) @name) @local.out
 (declaration_pattern type: (_) @value name: (identifier) @name) @local.out
 (type_parameter name: (identifier) @name) @local.tparam
+
+; Field accesses (classfields.go): obj.F, this.F, Type.F, not a call's callee;
+; the assignments and increments that write them.
+(member_access_expression expression: _ @qualifier name: (identifier) @name) @access.read
+(assignment_expression left: (member_access_expression) @name) @access.write
+(postfix_unary_expression (member_access_expression) @name) @access.write
+(prefix_unary_expression (member_access_expression) @name) @access.write
+(assignment_expression left: (identifier) @name) @access.assign
+(postfix_unary_expression (identifier) @name) @access.assign
+(prefix_unary_expression (identifier) @name) @access.assign

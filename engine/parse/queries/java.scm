@@ -67,3 +67,11 @@
 (instanceof_expression right: (_) @value name: (identifier) @name) @local.pattern
 (type_pattern (_) @value (identifier) @name) @local.pattern
 (type_parameter (type_identifier) @name) @local.tparam
+
+; Field accesses (classfields.go): obj.f, this.f, Type.f; the assignments
+; and increments that write them.
+(field_access object: (_) @qualifier field: (identifier) @name) @access.read
+(assignment_expression left: (field_access) @name) @access.write
+(update_expression (field_access) @name) @access.write
+(assignment_expression left: (identifier) @name) @access.assign
+(update_expression (identifier) @name) @access.assign
