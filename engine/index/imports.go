@@ -6,6 +6,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // importResolver maps an import as written to the file (JS/TS, Python) or directory (a
@@ -15,7 +16,13 @@ type importResolver struct {
 	dirs      map[string]bool
 	goModules []goModule // longest module path first
 	pySuffix  map[string][]string
+	manifests map[string][]byte // contents of the manifestFiles, by path
+	derived   sync.Map          // what a language works out from them, once (imports_<lang>.go)
 }
+
+// manifestFiles are the files whose contents import resolution reads: go.mod,
+// and those a language adds in its init (composer.json).
+var manifestFiles = map[string]bool{"go.mod": true}
 
 type goModule struct {
 	path string // module path from go.mod
@@ -23,7 +30,7 @@ type goModule struct {
 }
 
 func newImportResolver(paths []string, goMods map[string][]byte) *importResolver {
-	r := &importResolver{files: make(map[string]bool, len(paths)), dirs: map[string]bool{}, pySuffix: map[string][]string{}}
+	r := &importResolver{files: make(map[string]bool, len(paths)), dirs: map[string]bool{}, pySuffix: map[string][]string{}, manifests: goMods}
 	for _, p := range paths {
 		r.files[p] = true
 		for d := dirOf(p); ; d = dirOf(d) {
@@ -37,7 +44,7 @@ func newImportResolver(paths []string, goMods map[string][]byte) *importResolver
 		}
 	}
 	for p, data := range goMods {
-		if mod := modulePath(data); mod != "" {
+		if mod := modulePath(data); mod != "" && path.Base(p) == "go.mod" {
 			r.goModules = append(r.goModules, goModule{path: mod, dir: dirOf(p)})
 		}
 	}

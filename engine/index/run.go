@@ -108,7 +108,7 @@ func (r *run) plan(ctx context.Context) error {
 	goMods := map[string][]byte{}
 	for _, t := range targets {
 		paths = append(paths, t.Path)
-		if path.Base(t.Path) == "go.mod" && t.Skip == "" {
+		if manifestFiles[path.Base(t.Path)] && t.Skip == "" {
 			if data, err := r.repo.Read(ctx, t.File, t.revision); err == nil {
 				goMods[t.Path] = data
 			}

@@ -66,7 +66,7 @@ func (r *run) planPaths(ctx context.Context) error {
 	goMods := map[string][]byte{}
 	for p := range known {
 		paths = append(paths, p)
-		if path.Base(p) == "go.mod" {
+		if manifestFiles[path.Base(p)] {
 			if data, err := r.repo.Read(ctx, source.File{Path: p}, source.WorkingTreeRev); err == nil {
 				goMods[p] = data
 			}
