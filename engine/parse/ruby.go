@@ -26,7 +26,8 @@ func init() {
 // Methods after a bare `private` or `protected`, or named by `private :x`,
 // are not exported. A def outside any class or module is a function.
 //
-// Doc is the run of # comments directly above. require "a/b" is an Import of
+// Instance variables are fields, read and written (rubyfields.go). Doc is
+// the run of # comments directly above. require "a/b" is an Import of
 // "a/b"; require_relative "x" one of "./x" (relative to the file: the
 // indexer resolves "./" and "../" paths against its directory).
 type rubyHandler struct {
@@ -39,6 +40,7 @@ type rubyHandler struct {
 	ivars   map[string][]rbBind // @x = ... by variable
 	idents  []rbIdent           // bare identifiers: calls unless local
 	vis     []rbVis             // private/protected/public marks
+	iv      rbIvars             // instance variable accesses (rubyfields.go)
 }
 
 // rbBind is an assignment or parameter binding name at offset at.
@@ -103,6 +105,8 @@ func (h *rubyHandler) handle(x *extractor, m *match) {
 		h.superclass(x, m.name)
 	case "bind.assign", "bind.local", "bind.ivar":
 		h.bind(x, m)
+	case "access.ivar", "access.ivarw":
+		h.ivarAccess(x, m)
 	}
 }
 
@@ -147,6 +151,18 @@ func (h *rubyHandler) sync(x *extractor) {
 				}
 			}
 			bs[k] = out
+		}
+	}
+	rs := h.iv.reads[:0]
+	for _, r := range h.iv.reads {
+		if r.off < cut {
+			rs = append(rs, r)
+		}
+	}
+	h.iv.reads = rs
+	for off := range h.iv.writes {
+		if off >= cut {
+			delete(h.iv.writes, off)
 		}
 	}
 	ids := h.idents[:0]

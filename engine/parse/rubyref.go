@@ -147,6 +147,9 @@ func (h *rubyHandler) bind(x *extractor, m *match) {
 	if m.tag != "bind.local" {
 		b.node, b.typ = m.node, true
 	}
+	if m.tag == "bind.ivar" {
+		h.markIvarWrite(b.at)
+	}
 	target := &h.binds
 	if m.tag == "bind.ivar" {
 		target = &h.ivars
@@ -231,6 +234,7 @@ func (h *rubyHandler) finish(x *extractor) {
 			x.refs = append(x.refs, rawRef{kind: RefCalls, name: id.name, qualType: rbPendImplicit, off: id.off})
 		}
 	}
+	h.settleIvars(x, cls)
 	h.settleRefs(x, cls, dslCalls)
 }
 
