@@ -24,7 +24,9 @@ func (h *rubyHandler) ivarAccess(x *extractor, m *match) {
 		h.markIvarWrite(int(m.name.StartByte()))
 		return
 	}
-	a.reads = append(a.reads, rbIdent{name: x.text(&m.node), off: off})
+	if name := x.text(&m.node); name != "" {
+		a.reads = append(a.reads, rbIdent{name: name, off: off})
+	}
 }
 
 func (h *rubyHandler) markIvarWrite(off int) {

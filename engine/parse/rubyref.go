@@ -108,6 +108,8 @@ func (h *rubyHandler) recvCall(x *extractor, r *sitter.Node, name string, off in
 func (h *rubyHandler) ident(x *extractor, n *sitter.Node) {
 	name := x.text(n)
 	switch name {
+	case "":
+		return // a MISSING node of error recovery
 	case "private", "protected", "public":
 		if p := n.Parent(); p != nil && x.kind(p) == "body_statement" {
 			h.vis = append(h.vis, rbVis{off: int(n.StartByte()), end: int(p.EndByte()), private: name != "public"})
