@@ -81,7 +81,19 @@ func (h *rubyHandler) call(x *extractor, m *match) {
 	}
 }
 
+// rbObjectMethods are methods every object has from Object and Kernel: a
+// call of one says nothing about the repository's code.
+var rbObjectMethods = map[string]bool{
+	"class": true, "nil?": true, "is_a?": true, "kind_of?": true, "instance_of?": true, "respond_to?": true,
+	"send": true, "__send__": true, "public_send": true, "object_id": true, "frozen?": true, "freeze": true,
+	"dup": true, "tap": true, "then": true, "itself": true, "instance_variable_get": true,
+	"instance_variable_set": true, "instance_variables": true, "method": true, "equal?": true,
+}
+
 func (h *rubyHandler) recvCall(x *extractor, r *sitter.Node, name string, off int) {
+	if rbObjectMethods[name] {
+		return
+	}
 	switch x.kind(r) {
 	case "self":
 		x.addTypedRef(RefCalls, name, "self", rbPendSelf, off)
