@@ -22,7 +22,8 @@ func init() {
 // constants (X = ..., kind const, or class for X = Struct.new/Class.new/
 // Data.define); blocks handed to DSL calls, `describe User do ... end`,
 // `it "adds" do`, `get "/x" do`, as functions named by the call and its first
-// argument ("describe User", "it adds", "GET /x"), unless inside a method.
+// argument ("describe User", "it adds", "GET /x"), unless inside a method or
+// a block that is code (it, before, let, a route: rbLeaves).
 // Methods after a bare `private` or `protected`, or named by `private :x`,
 // are not exported. A def outside any class or module is a function.
 //
@@ -33,7 +34,7 @@ func init() {
 type rubyHandler struct {
 	minOff  int
 	members []*def   // methods, accessors and constants: owner found in finish
-	dsls    []rbDSL  // DSL blocks: dropped in finish when inside a method
+	dsls    []rbDSL  // DSL blocks: dropped in finish inside a method or an example
 	methods []span   // def ranges: the scopes of local variables
 	mtree   spanTree // methods, nested (built on first use in finish)
 	binds   map[string][]rbBind
@@ -45,9 +46,9 @@ type rubyHandler struct {
 
 // rbBind is an assignment or parameter binding name at offset at.
 type rbBind struct {
-	at   int
-	node sitter.Node // the assignment, for its type; zero for parameters
-	typ  bool        // node is set
+	at      int
+	node    sitter.Node // the assignment, for its type; zero for parameters
+	hasNode bool
 }
 
 // rbDSL is a DSL block's definition, the offset of its call's method name,

@@ -45,7 +45,7 @@ func (h *rubyHandler) settleIvars(x *extractor, cls defTree) {
 	sort.Strings(names)
 	for _, name := range names {
 		for _, b := range h.ivars[name] {
-			if c := cls.at(b.at); c != nil && b.typ {
+			if c := cls.at(b.at); c != nil && b.hasNode {
 				x.addField(c, name, h.valueType(x, b), int(b.node.StartByte()), int(b.node.EndByte()), false)
 			}
 		}

@@ -159,7 +159,7 @@ func (h *rubyHandler) bind(x *extractor, m *match) {
 		return
 	}
 	if m.tag != "bind.local" {
-		b.node, b.typ = m.node, true
+		b.node, b.hasNode = m.node, true
 	}
 	if m.tag == "bind.ivar" {
 		h.markIvarWrite(b.at)

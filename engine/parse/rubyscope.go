@@ -166,7 +166,7 @@ func (h *rubyHandler) isLocal(name string, off int) bool {
 // valueType is the class an assignment's value is an instance of: C for
 // C.new(...) and C::D.new(...), "" for anything else.
 func (h *rubyHandler) valueType(x *extractor, b rbBind) string {
-	if !b.typ {
+	if !b.hasNode {
 		return ""
 	}
 	r := field(&b.node, "right")
