@@ -24,7 +24,8 @@ func init() {
 // Namespace\Class::method is "Class.method". A chunk's Doc is the docblock or
 // comments above it, or between its attributes and the declaration; the
 // attributes #[...] are inside the chunk. Properties, promoted constructor
-// parameters, class constants and enum cases are Fields. `use A\B\C;` is an
+// parameters, class constants and enum cases are Fields; property accesses
+// are reads and writes (phpfields.go). `use A\B\C;` is an
 // Import with Path "A\B\C" and Alias "C" (the local binding; `as D` gives D);
 // require/include of a literal path is an Import of that path, with __DIR__
 // (or dirname(__FILE__)) kept as "__DIR__/" so the indexer can resolve it
@@ -32,6 +33,7 @@ func init() {
 type phpHandler struct {
 	types   typeTable
 	imports map[string]string // class binding -> the imported name ("User" -> "App\Models\User")
+	acc     phpAccesses       // property reads and writes (phpfields.go)
 }
 
 func (h *phpHandler) commentMarker() string { return "//" }
@@ -91,6 +93,8 @@ func (h *phpHandler) handle(x *extractor, m *match) {
 	default:
 		if strings.HasPrefix(m.tag, "bind.") {
 			h.bind(x, m)
+		} else if strings.HasPrefix(m.tag, "access.") {
+			h.access(x, m)
 		}
 	}
 }

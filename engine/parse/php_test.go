@@ -200,6 +200,7 @@ func FuzzParseScript(f *testing.F) {
 		"describe X do\n  it 'y' do\n",
 		"module M\n  attr_accessor :a, :b\n  private def x = 1\nend\n",
 		"x = <<~EOS\n  #{y}\nEOS\n",
+		"A0000* ", "\u0085", "!.!", // blank names from error recovery (found by fuzzing)
 	} {
 		f.Add(s, uint8(0))
 		f.Add(s, uint8(1))

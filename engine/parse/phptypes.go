@@ -134,6 +134,7 @@ func (h *phpHandler) classType(c string) string {
 func (h *phpHandler) finish(x *extractor) {
 	t := &h.types
 	t.ctor, t.lang = "__construct", h
+	h.addAccesses(x)
 	prepared := false
 	for i := range x.refs {
 		r := &x.refs[i]

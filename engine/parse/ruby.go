@@ -22,30 +22,33 @@ func init() {
 // constants (X = ..., kind const, or class for X = Struct.new/Class.new/
 // Data.define); blocks handed to DSL calls, `describe User do ... end`,
 // `it "adds" do`, `get "/x" do`, as functions named by the call and its first
-// argument ("describe User", "it adds", "GET /x"), unless inside a method.
+// argument ("describe User", "it adds", "GET /x"), unless inside a method or
+// a block that is code (it, before, let, a route: rbLeaves).
 // Methods after a bare `private` or `protected`, or named by `private :x`,
 // are not exported. A def outside any class or module is a function.
 //
-// Doc is the run of # comments directly above. require "a/b" is an Import of
+// Instance variables are fields, read and written (rubyfields.go). Doc is
+// the run of # comments directly above. require "a/b" is an Import of
 // "a/b"; require_relative "x" one of "./x" (relative to the file: the
 // indexer resolves "./" and "../" paths against its directory).
 type rubyHandler struct {
 	minOff  int
 	members []*def   // methods, accessors and constants: owner found in finish
-	dsls    []rbDSL  // DSL blocks: dropped in finish when inside a method
+	dsls    []rbDSL  // DSL blocks: dropped in finish inside a method or an example
 	methods []span   // def ranges: the scopes of local variables
 	mtree   spanTree // methods, nested (built on first use in finish)
 	binds   map[string][]rbBind
 	ivars   map[string][]rbBind // @x = ... by variable
 	idents  []rbIdent           // bare identifiers: calls unless local
 	vis     []rbVis             // private/protected/public marks
+	iv      rbIvars             // instance variable accesses (rubyfields.go)
 }
 
 // rbBind is an assignment or parameter binding name at offset at.
 type rbBind struct {
-	at   int
-	node sitter.Node // the assignment, for its type; zero for parameters
-	typ  bool        // node is set
+	at      int
+	node    sitter.Node // the assignment, for its type; zero for parameters
+	hasNode bool
 }
 
 // rbDSL is a DSL block's definition, the offset of its call's method name,
@@ -103,6 +106,8 @@ func (h *rubyHandler) handle(x *extractor, m *match) {
 		h.superclass(x, m.name)
 	case "bind.assign", "bind.local", "bind.ivar":
 		h.bind(x, m)
+	case "access.ivar", "access.ivarw":
+		h.ivarAccess(x, m)
 	}
 }
 
@@ -147,6 +152,18 @@ func (h *rubyHandler) sync(x *extractor) {
 				}
 			}
 			bs[k] = out
+		}
+	}
+	rs := h.iv.reads[:0]
+	for _, r := range h.iv.reads {
+		if r.off < cut {
+			rs = append(rs, r)
+		}
+	}
+	h.iv.reads = rs
+	for off := range h.iv.writes {
+		if off >= cut {
+			delete(h.iv.writes, off)
 		}
 	}
 	ids := h.idents[:0]

@@ -81,7 +81,19 @@ func (h *rubyHandler) call(x *extractor, m *match) {
 	}
 }
 
+// rbObjectMethods are methods every object has from Object and Kernel: a
+// call of one says nothing about the repository's code.
+var rbObjectMethods = map[string]bool{
+	"class": true, "nil?": true, "is_a?": true, "kind_of?": true, "instance_of?": true, "respond_to?": true,
+	"send": true, "__send__": true, "public_send": true, "object_id": true, "frozen?": true, "freeze": true,
+	"dup": true, "tap": true, "then": true, "itself": true, "instance_variable_get": true,
+	"instance_variable_set": true, "instance_variables": true, "method": true, "equal?": true,
+}
+
 func (h *rubyHandler) recvCall(x *extractor, r *sitter.Node, name string, off int) {
+	if rbObjectMethods[name] {
+		return
+	}
 	switch x.kind(r) {
 	case "self":
 		x.addTypedRef(RefCalls, name, "self", rbPendSelf, off)
@@ -108,6 +120,8 @@ func (h *rubyHandler) recvCall(x *extractor, r *sitter.Node, name string, off in
 func (h *rubyHandler) ident(x *extractor, n *sitter.Node) {
 	name := x.text(n)
 	switch name {
+	case "":
+		return // a MISSING node of error recovery
 	case "private", "protected", "public":
 		if p := n.Parent(); p != nil && x.kind(p) == "body_statement" {
 			h.vis = append(h.vis, rbVis{off: int(n.StartByte()), end: int(p.EndByte()), private: name != "public"})
@@ -145,7 +159,10 @@ func (h *rubyHandler) bind(x *extractor, m *match) {
 		return
 	}
 	if m.tag != "bind.local" {
-		b.node, b.typ = m.node, true
+		b.node, b.hasNode = m.node, true
+	}
+	if m.tag == "bind.ivar" {
+		h.markIvarWrite(b.at)
 	}
 	target := &h.binds
 	if m.tag == "bind.ivar" {
@@ -231,6 +248,7 @@ func (h *rubyHandler) finish(x *extractor) {
 			x.refs = append(x.refs, rawRef{kind: RefCalls, name: id.name, qualType: rbPendImplicit, off: id.off})
 		}
 	}
+	h.settleIvars(x, cls)
 	h.settleRefs(x, cls, dslCalls)
 }
 

@@ -1,6 +1,9 @@
 package parse
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Ruby owners and scopes by byte range: the classes a member or a call is
 // in, the defs a local variable belongs to. Ranges come from query matches,
@@ -163,7 +166,7 @@ func (h *rubyHandler) isLocal(name string, off int) bool {
 // valueType is the class an assignment's value is an instance of: C for
 // C.new(...) and C::D.new(...), "" for anything else.
 func (h *rubyHandler) valueType(x *extractor, b rbBind) string {
-	if !b.typ {
+	if !b.hasNode {
 		return ""
 	}
 	r := field(&b.node, "right")
@@ -206,8 +209,8 @@ func (h *rubyHandler) settleRefs(x *extractor, cls defTree, dslCalls map[int]boo
 	}
 	out := make([]rawRef, 0, len(x.refs))
 	for _, r := range x.refs {
-		if r.kind == RefCalls && dslCalls[r.off] {
-			continue
+		if (r.kind == RefCalls && dslCalls[r.off]) || strings.TrimSpace(r.name) == "" {
+			continue // a DSL block's call, or a name error recovery made of a blank
 		}
 		switch r.qualType {
 		case rbPendImplicit:
@@ -223,12 +226,15 @@ func (h *rubyHandler) settleRefs(x *extractor, cls defTree, dslCalls map[int]boo
 				break
 			}
 			// The receiver is itself a call of self's method: items.sum.
+			r.qualType = ""
+			if strings.TrimSpace(r.qualifier) == "" {
+				break
+			}
 			recv := rawRef{kind: RefCalls, name: r.qualifier, qualType: self(r.off), off: r.off}
 			if recv.qualType != "" {
 				recv.qualifier = "self"
 			}
 			out = append(out, recv)
-			r.qualType = ""
 		case rbPendIvar:
 			r.qualType = ""
 			if c := cls.at(r.off); c != nil {

@@ -50,3 +50,20 @@
 (anonymous_class) @scope.class
 (assignment_expression
   left: (member_access_expression object: (variable_name) @qualifier name: (name) @name)) @bind.attr
+
+; Property accesses (phpfields.go): every $o->p, $o?->p, C::$p and C::K is a read
+; unless it is a write target: assigned, augmented, ++/--, unset, or an
+; element of it assigned ($this->items[] = $x writes items).
+(member_access_expression object: (_) @qualifier name: (name) @name) @access.read
+(nullsafe_member_access_expression object: (_) @qualifier name: (name) @name) @access.read
+(scoped_property_access_expression scope: (_) @qualifier name: (variable_name) @name) @access.read
+(class_constant_access_expression . (_) @qualifier . (name) @name .) @access.read
+(assignment_expression
+  left: [(member_access_expression) (scoped_property_access_expression) (subscript_expression)] @value) @access.write
+(augmented_assignment_expression
+  left: [(member_access_expression) (scoped_property_access_expression) (subscript_expression)] @value) @access.write
+(reference_assignment_expression
+  left: [(member_access_expression) (scoped_property_access_expression) (subscript_expression)] @value) @access.write
+(update_expression
+  argument: [(member_access_expression) (scoped_property_access_expression) (subscript_expression)] @value) @access.write
+(unset_statement [(member_access_expression) (scoped_property_access_expression) (subscript_expression)] @value) @access.write

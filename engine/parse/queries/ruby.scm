@@ -71,3 +71,7 @@
 (destructured_parameter (identifier) @name) @bind.local
 (exception_variable (identifier) @name) @bind.local
 (for pattern: (identifier) @name) @bind.local
+
+; Instance variables (rubyfields.go): each is a read unless assigned.
+(instance_variable) @access.ivar
+(operator_assignment left: (instance_variable) @name) @access.ivarw
