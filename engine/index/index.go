@@ -135,8 +135,9 @@ type target struct {
 
 // stored is what the database holds for a path.
 type stored struct {
-	blob   string
-	status string
+	blob     string
+	status   string
+	revision string
 }
 
 // Index brings the database in line with the repository at dir. Runs on one

@@ -27,6 +27,7 @@ type run struct {
 	have        map[string]stored // what the database held before this run (of opts.Paths, when given)
 	stored      int               // files the database held before this run
 	todo        []target          // files to (re)write
+	relabel     []target          // unchanged files whose revision label changes (see relabels)
 	deleted     []string          // paths gone from the repository
 	resolver    *importResolver
 	emb         *embedStage
@@ -88,6 +89,9 @@ func (r *run) plan(ctx context.Context) error {
 		// A full run rewrites every file; the old rows serve until each is replaced.
 		if s, ok := r.have[t.Path]; ok && s.blob == t.BlobSHA && s.status != "" && !r.opts.Full {
 			r.sum.FilesUnchanged++
+			if relabels(s.revision, t.revision) {
+				r.relabel = append(r.relabel, t)
+			}
 			continue
 		}
 		r.todo = append(r.todo, t)
@@ -141,6 +145,9 @@ func (r *run) load(ctx context.Context) error {
 			if err := r.w.deleteFiles(gctx, r.deleted); err != nil {
 				return err
 			}
+		}
+		if err := r.w.relabelFiles(gctx, r.relabel); err != nil {
+			return err
 		}
 		return ix.pipeline(gctx, r.repo, r.todo, r.resolver, r.w, r.emb, r.prog, r.opts)
 	})

@@ -50,6 +50,9 @@ func (r *run) planPaths(ctx context.Context) error {
 		}
 		if s, ok := r.have[f.Path]; ok && s.blob == f.BlobSHA && s.status != "" {
 			r.sum.FilesUnchanged++
+			if relabels(s.revision, rev) {
+				r.relabel = append(r.relabel, target{File: f, revision: rev})
+			}
 			continue
 		}
 		r.todo = append(r.todo, target{File: f, revision: rev})
