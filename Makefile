@@ -42,10 +42,11 @@ test-go:
 	$(GO) test -count=1 $(OTHER_PKGS)
 
 # Benchmarks against DESIGN.md §10 (figures, not pass/fail): indexing and search on
-# a $GOROOT/src corpus, memory at 50k memories, and the per-package hot paths.
+# a $GOROOT/src corpus, saved -> searchable with the watcher, memory at 50k memories,
+# and the per-package hot paths.
 bench: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) bash -c '\
-		$(GO) test -run "^$$" -bench . -benchtime 1x -timeout 30m ./engine/benchmarks/ && \
+		$(GO) test -run "^$$" -bench . -benchtime 1x -timeout 30m ./engine/benchmarks/ ./engine/watch/ && \
 		$(GO) test -run "^$$" -bench . -benchtime 500x -timeout 30m ./engine/memory/ && \
 		$(GO) test -run "^$$" -bench . -benchtime 2s ./engine/parse/ ./engine/embed/ ./engine/redact/ ./engine/source/ ./engine/index/ && \
 		$(GO) test -run "^$$" -bench . ./tui/ ./engine/mcpserver/ ./cmd/spelunk/'
