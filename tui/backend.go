@@ -67,3 +67,24 @@ type IndexResult struct {
 	Duration     time.Duration
 	Notes        []string
 }
+
+// WatchState is what the watcher running beside the program is doing.
+type WatchState int
+
+// The states of the watcher.
+const (
+	WatchStarting WatchState = iota // not yet watching
+	WatchIdle                       // watching; the index follows the tree
+	WatchIndexing                   // a run for the latest changes is in progress
+	WatchStandby                    // another process watches the repository
+	WatchFailed                     // the latest run failed; it is tried again
+	WatchOff                        // the watcher stopped (Err says why)
+)
+
+// WatchEvent is one state of the watcher.
+type WatchEvent struct {
+	State  WatchState
+	Detail string // what the run is about ("cart/cart.go changed")
+	Done   bool   // a run just ended: the index changed
+	Err    error  // a failed run, or why the watcher stopped
+}

@@ -250,6 +250,9 @@ func (m *Model) statusBar() string {
 		} else {
 			segs = append(segs, seg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1})
 		}
+		if w := m.watchView(); w != "" {
+			segs = append(segs, seg{w, 2})
+		}
 		if st.Pending > 0 {
 			segs = append(segs, seg{bar.Foreground(th.P.Warn).Render(fmt.Sprintf("%d unembedded ", st.Pending)), 3})
 		}

@@ -37,6 +37,10 @@ type Config struct {
 	Now         func() time.Time // nil = time.Now; used for relative times
 	Query       string           // an initial query
 	Notice      string           // a note shown in the status bar at start (an embedder fallback, say)
+	// Watch, when set, carries the state of the watcher running beside the
+	// program (latest state first; closed when the watcher stops): the status
+	// bar shows it, and the repository status is refreshed after each run.
+	Watch <-chan WatchEvent
 }
 
 // pane is what the root needs of every pane: soft-serve's contract (a view, a
@@ -97,6 +101,8 @@ type Model struct {
 	indexCancel context.CancelFunc
 	indexSeq    uint64
 
+	watch WatchEvent // the watcher's latest state (Config.Watch)
+
 	lastErr *event.ErrorMsg
 	note    string
 	noteSeq uint64
@@ -137,6 +143,9 @@ func (m *Model) Init() tea.Cmd {
 	}
 	if m.cfg.StatusEvery > 0 {
 		cmds = append(cmds, m.statusTick())
+	}
+	if m.cfg.Watch != nil {
+		cmds = append(cmds, waitWatch(m.cfg.Watch))
 	}
 	if m.cfg.Notice != "" {
 		cmds = append(cmds, event.Note("%s", m.cfg.Notice))
@@ -267,6 +276,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, waitIndex(msg.seq, msg.progress, msg.done)
 	case indexDoneMsg:
 		return m, m.onIndexed(msg)
+	case watchMsg:
+		return m, m.onWatch(msg)
 	case event.Routed:
 		return m, m.pane(msg.Target()).Update(msg)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/watch"
 	"github.com/spelunkhq/spelunk/tui"
 	"github.com/spelunkhq/spelunk/tui/backend"
 	"github.com/spelunkhq/spelunk/tui/theme"
@@ -28,6 +29,7 @@ var errNoTTY = errors.New("the interactive UI needs a terminal (stdin and stdout
 func addTUIFlags(root *cobra.Command) {
 	root.Flags().String("eval-file", "", "where the UI saves judged queries (default: testdata/eval/saved.jsonl in the repository, or $SPELUNK_EVAL_FILE)")
 	root.Flags().String("query", "", "open the UI with this search")
+	root.Flags().Bool("no-watch", false, "do not follow the working tree (spelunk watch) while the UI is open")
 }
 
 // runTUI opens the terminal UI on the repository: it registers the repository (the
@@ -69,6 +71,15 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 		cfg.Query = f.Value.String()
 	}
 	b := backend.New(db, rec, emb, backend.Options{Actor: actor()})
+	if noWatch, _ := cmd.Flags().GetBool("no-watch"); !noWatch {
+		wctx, stop := context.WithCancel(ctx)
+		var wait func()
+		// A repository never indexed is indexed by the UI first (it does so
+		// at once, with a progress bar); then the watcher follows it.
+		cfg.Watch, wait = b.Watch(wctx, watch.Options{}, rec.LastIndexedAt == nil)
+		defer wait() // a run in progress ends before the pool closes
+		defer stop()
+	}
 	p := tea.NewProgram(tui.New(b, cfg), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("ui: %w", err)

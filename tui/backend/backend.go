@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
@@ -45,6 +46,9 @@ type Engine struct {
 	searcher *search.Searcher
 	mem      *memory.Store
 	opts     Options
+
+	indexed     chan struct{} // closed when the first Index call returns (see Watch)
+	indexedOnce sync.Once
 }
 
 var _ tui.Backend = (*Engine)(nil)
@@ -62,6 +66,7 @@ func New(db *pg.DB, repo pg.Repository, emb Embedder, opts Options) *Engine {
 		db: db, repo: repo, emb: emb, opts: opts,
 		searcher: search.New(db, repo.ID, emb),
 		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb}),
+		indexed:  make(chan struct{}),
 	}
 }
 
@@ -149,6 +154,7 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 // Index brings the index up to date, with the working tree when it has
 // uncommitted changes (or no commit at all), so the index matches what is on disk.
 func (e *Engine) Index(ctx context.Context, progress func(tui.Progress)) (tui.IndexResult, error) {
+	defer e.indexedOnce.Do(func() { close(e.indexed) })
 	workingTree := false
 	var notes []string
 	if repo, err := source.Open(ctx, e.repo.Root); err == nil {
