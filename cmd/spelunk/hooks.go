@@ -17,6 +17,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/hooks"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/watch"
 )
 
 func newHooksCmd(g *globals) *cobra.Command {
@@ -331,6 +332,14 @@ func indexForHook(ctx context.Context, g *globals, loc hooks.Location, logLine f
 		}
 		if err != nil {
 			return err
+		}
+	}
+	// A watcher follows HEAD and the uncommitted files too; a run at HEAD here
+	// would put committed content back over files still being edited.
+	if rec, err := db.RepositoryByRoot(ctx, loc.Root); err == nil {
+		if on, err := watch.Leading(ctx, db, rec.ID); err == nil && on {
+			logLine("skipped: spelunk watch follows this repository and indexes the commit itself")
+			return nil
 		}
 	}
 	logLine("indexing")

@@ -75,7 +75,7 @@ func newRoot() *cobra.Command {
 		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
 	root.AddCommand(newMemoryCmds(g)...)
 	root.AddCommand(newMCPCmd(g))
-	root.AddCommand(newServeCmd(g), newHooksCmd(g))
+	root.AddCommand(newServeCmd(g), newHooksCmd(g), newWatchCmd(g))
 	// spelunk with no subcommand opens the TUI on the repository.
 	root.RunE = func(c *cobra.Command, _ []string) error { return runTUI(c, g) }
 	root.Args = func(c *cobra.Command, args []string) error {

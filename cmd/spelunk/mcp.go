@@ -26,7 +26,7 @@ const mcpMaxMessage = 4 << 20
 // one repository (--repo / $SPELUNK_REPO) and tenant (--tenant / $SPELUNK_TENANT).
 func newMCPCmd(g *globals) *cobra.Command {
 	var httpAddr string
-	var allowResolve, printHashes bool
+	var allowResolve, printHashes, noWatch bool
 	cmd := &cobra.Command{
 		Use:   "mcp [--http 127.0.0.1:PORT] [--allow-resolve] [--print-tool-hashes]",
 		Short: "Serve the repository and its agents' memory as MCP tools (stdio, or streamable HTTP on loopback)",
@@ -51,13 +51,14 @@ func newMCPCmd(g *globals) *cobra.Command {
 					return usageError{err}
 				}
 			}
-			return serveMCP(cmd.Context(), g, httpAddr, allowResolve)
+			return serveMCP(cmd.Context(), g, httpAddr, allowResolve, !noWatch)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT or [::1]:PORT) instead of stdio")
 	f.BoolVar(&allowResolve, "allow-resolve", false, "let agents resolve memory conflicts (default: only a person can, in the TUI or with spelunk conflicts resolve)")
 	f.BoolVar(&printHashes, "print-tool-hashes", false, "print the SHA-256 of each tool definition and exit")
+	f.BoolVar(&noWatch, "no-watch", false, "do not follow the working tree (spelunk watch) while serving")
 	return cmd
 }
 
@@ -81,7 +82,7 @@ func loopbackAddr(addr string) error {
 	return nil
 }
 
-func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve bool) error {
+func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve, watching bool) error {
 	if g.repo == "" {
 		g.repo = os.Getenv("SPELUNK_REPO")
 	}
@@ -106,12 +107,18 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve boo
 	if err != nil {
 		return err
 	}
-	if repo.LastIndexedAt == nil {
+	switch {
+	case repo.LastIndexedAt == nil && watching:
+		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: the watcher indexes it now; code tools answer \"not indexed\" until it is done\n", root)
+	case repo.LastIndexedAt == nil:
 		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer \"not indexed\" until `spelunk index` runs (or index_file is called)\n", root)
 	}
 	// Memories stored while the embedder was down are checked now, as the CLI does.
 	if _, err := memory.New(db, repo.ID, memory.Options{Embedder: emb}).EmbedPending(ctx); err != nil {
 		fmt.Fprintln(os.Stderr, "spelunk mcp: pending memories not embedded:", err)
+	}
+	if watching {
+		defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: g.tenant, Embedder: emb,
