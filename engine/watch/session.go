@@ -243,7 +243,7 @@ func (s *session) take(ctx context.Context) (batch, time.Duration, error) {
 		}
 		clear(p.newDirs)
 	}
-	s.gitWait = s.git != nil && p.any() && gitBusy(s.git.gitDir) && time.Since(p.last) < maxGitWait
+	s.gitWait = s.git != nil && p.any() && gitBusy(s.git.gitDir) && time.Since(p.last) < s.w.opts.gitQuiet
 	if s.gitWait {
 		return batch{}, s.w.opts.Debounce, nil
 	}
