@@ -1,6 +1,6 @@
 // Package watch keeps a repository's index in step with its working tree as
-// files are saved, created and deleted, and as HEAD moves (commit, checkout,
-// rebase, pull, stash).
+// files are saved, created and deleted (by an editor, a build, git stash), and
+// as HEAD moves (commit, checkout, rebase, pull, reset).
 //
 // It watches, with fsnotify, every directory the index would list (directories
 // git ignores, .git itself and nested repositories are not watched; new
