@@ -35,6 +35,7 @@ func newMCPCmd(g *globals) *cobra.Command {
 			"level of the current directory) and one tenant (--tenant, $SPELUNK_TENANT); no tool argument reaches\n" +
 			"another. It speaks stdio by default; --http serves streamable HTTP on a loopback address only.\n" +
 			"Memory conflicts are resolved by a person unless --allow-resolve is given.\n" +
+			"The index follows the working tree and HEAD as with spelunk watch (log lines on stderr) unless --no-watch.\n" +
 			"--print-tool-hashes prints the SHA-256 of every tool definition, for clients that pin them.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -26,14 +26,17 @@ func newWatchCmd(g *globals) *cobra.Command {
 		Long: "Watch the repository's working tree (the directories git would list; ignored ones, .git and nested\n" +
 			"repositories are left out) and its HEAD. After a quiet time (--debounce) the files that changed are\n" +
 			"re-indexed as working-tree revisions; more than --max-paths at once, and every move of HEAD (commit,\n" +
-			"checkout, rebase, pull, stash), become one incremental run of the whole tree. One watcher per repository\n" +
+			"checkout, rebase, pull, reset), become one incremental run of the whole tree. One watcher per repository\n" +
 			"and database leads; another one started meanwhile waits and takes over when the first stops.\n" +
 			"One line per run on stdout; --json prints the events as JSON lines instead.\n" +
 			"The TUI and spelunk mcp run the same watcher in-process unless given --no-watch.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if opts.Debounce < 0 || opts.MaxPaths < 0 {
-				return usagef("--debounce and --max-paths cannot be negative")
+			if opts.Debounce < 10*time.Millisecond || opts.Debounce > time.Minute {
+				return usagef("--debounce must be between 10ms and 1m (got %s)", opts.Debounce)
+			}
+			if err := intIn("max-paths", opts.MaxPaths, 1, 1_000_000); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			root, emb, db, err := openForIndexing(ctx, g)

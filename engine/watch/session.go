@@ -38,6 +38,7 @@ type session struct {
 
 	failures int  // runs failed in a row (backoff); touched by the run goroutine only
 	busy     bool // Busy was reported for the waiting batch
+	gitWait  bool // take is waiting for a git command that holds index.lock
 }
 
 // pending is what changed since the last run started.
@@ -207,10 +208,11 @@ func (s *session) loop(ctx context.Context) error {
 }
 
 // arm (re)starts the debounce: the quiet time after the latest change, but
-// never later than MaxDelay after the first change still waiting.
+// never later than MaxDelay after the first change still waiting (except
+// while a git command holds the tree: then take looks again every Debounce).
 func (s *session) arm(timer *time.Timer) {
 	d := s.w.opts.Debounce
-	if !s.pend.first.IsZero() {
+	if !s.pend.first.IsZero() && !s.gitWait {
 		if left := time.Until(s.pend.first.Add(s.w.opts.MaxDelay)); left < d {
 			d = max(left, 0)
 		}
@@ -220,22 +222,15 @@ func (s *session) arm(timer *time.Timer) {
 
 // take turns what is pending into a batch, or asks to wait (a git command is
 // rewriting the tree). It looks at HEAD, watches and scans new directories
-// and drops ignored paths first.
+// and drops ignored paths first. New directories are watched also while it
+// waits: a checkout writes most of its files into directories it creates, and
+// without their watches the tree would look quiet.
 func (s *session) take(ctx context.Context) (batch, time.Duration, error) {
 	p := &s.pend
 	if p.gitEvent {
 		p.gitEvent = false
 		if err := s.refreshHead(ctx); err != nil {
 			s.warn(err)
-		}
-	}
-	if s.git != nil && p.any() && gitBusy(s.git.gitDir) && time.Since(p.last) < maxGitWait {
-		return batch{}, s.w.opts.Debounce, nil
-	}
-	if p.resync {
-		p.resync = false
-		if err := s.resync(ctx); err != nil {
-			return batch{}, 0, err
 		}
 	}
 	if len(p.newDirs) > 0 {
@@ -245,6 +240,17 @@ func (s *session) take(ctx context.Context) (batch, time.Duration, error) {
 		}
 		for _, f := range files {
 			p.paths[f] = true
+		}
+		clear(p.newDirs)
+	}
+	s.gitWait = s.git != nil && p.any() && gitBusy(s.git.gitDir) && time.Since(p.last) < s.w.opts.gitQuiet
+	if s.gitWait {
+		return batch{}, s.w.opts.Debounce, nil
+	}
+	if p.resync {
+		p.resync = false
+		if err := s.resync(ctx); err != nil {
+			return batch{}, 0, err
 		}
 	}
 	b := batch{whole: p.whole}

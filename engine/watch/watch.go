@@ -1,6 +1,6 @@
 // Package watch keeps a repository's index in step with its working tree as
-// files are saved, created and deleted, and as HEAD moves (commit, checkout,
-// rebase, pull, stash).
+// files are saved, created and deleted (by an editor, a build, git stash), and
+// as HEAD moves (commit, checkout, rebase, pull, reset).
 //
 // It watches, with fsnotify, every directory the index would list (directories
 // git ignores, .git itself and nested repositories are not watched; new
@@ -56,6 +56,9 @@ type Options struct {
 	BusyRetry time.Duration
 	// MaxFileBytes is passed to every run (index.Options.MaxFileBytes).
 	MaxFileBytes int64
+	// gitQuiet overrides maxGitWait (tests).
+	gitQuiet time.Duration
+
 	// OnEvent, when set, is told what the watcher does. It is called one
 	// event at a time, from the watcher's goroutines, and should return
 	// quickly (hand the event to a channel, print a line).
@@ -142,6 +145,9 @@ func New(db *pg.DB, emb index.Embedder, dir string, opts Options) *Watcher {
 	}
 	if opts.MaxPaths <= 0 {
 		opts.MaxPaths = DefaultMaxPaths
+	}
+	if opts.gitQuiet <= 0 {
+		opts.gitQuiet = maxGitWait
 	}
 	if opts.BusyRetry <= 0 {
 		opts.BusyRetry = 500 * time.Millisecond
