@@ -99,7 +99,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if len(shared) < 2 || float64(len(shared)) < minPolarityOverlap*float64(m) {
 				continue
 			}
-			if differentSubject(ca.content, cb.content, names) {
+			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
@@ -145,7 +145,7 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
 			continue
 		}
-		if !sameSubject(a.words, b.words) {
+		if !sameSubject(a.words, b.words) || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",
@@ -183,6 +183,9 @@ func substitution(a, b statement, names map[string]bool) Result {
 	for _, ca := range a.clauses {
 		for _, cb := range b.clauses {
 			if ca.negatedAgainst(cb) != cb.negatedAgainst(ca) {
+				continue
+			}
+			if differentSubjects(ca.phrase(), cb.phrase()) {
 				continue
 			}
 			if r := substituted(ca.toks, cb.toks); r.Contradicts {
@@ -253,6 +256,9 @@ func isParticiple(w string) bool {
 // datastore" vs "PostgreSQL as our primary datastore, with ...".
 func namedChoice(a, b statement, names map[string]bool) Result {
 	na, nb := namedOnly(a, b, names), namedOnly(b, a, names)
+	if differentSubjects(a.phrase(), b.phrase()) {
+		return Result{}
+	}
 	if len(na) == 0 || len(nb) == 0 || hasScope(keys(na)) || hasScope(keys(nb)) {
 		return Result{}
 	}

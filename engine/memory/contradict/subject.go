@@ -1,0 +1,90 @@
+package contradict
+
+// A statement's subject is what comes first: "Audit logs are kept 1 year" is about
+// audit logs, "Admins can delete projects" about admins. Two statements whose
+// leading words differ on both sides ("Admins can ..." vs "Members cannot ...",
+// "The customer API returns JSON" vs "The partner API returns XML") are about
+// different things; one whose subject carries a modifier the other lacks ("Audit
+// logs" vs "Logs") is about a narrower thing, which may have values of its own.
+// Words are told apart by position only, relative to the words both share: no
+// list of role or entity nouns is needed.
+
+// phrase is an ordered run of tokens with the set of its content keys.
+type phrase struct {
+	toks []token
+	keys map[string]bool
+}
+
+func (c clause) phrase() phrase { return phrase{c.toks, c.content} }
+
+func (s statement) phrase() phrase {
+	keys := make(map[string]bool, len(s.words))
+	for k := range s.words {
+		keys[k] = true
+	}
+	for _, vs := range s.values {
+		for k := range vs {
+			keys[k] = true
+		}
+	}
+	return phrase{s.toks, keys}
+}
+
+func isContent(t token) bool { return t.kind == tValue || !t.stop }
+
+// leadingOnly returns the content tokens of p that come before the first content
+// word it shares with o and that o lacks: the subject words of p's own. A choice
+// verb in front ("Use Redis ...") is an imperative, not a subject.
+func leadingOnly(p, o phrase) []token {
+	var out []token
+	for _, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		if o.keys[t.key] {
+			break
+		}
+		if t.kind == tWord && cueSet[t.lower] {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// differentSubjects: both phrases open with words of their own.
+func differentSubjects(a, b phrase) bool {
+	return len(leadingOnly(a, b)) > 0 && len(leadingOnly(b, a)) > 0
+}
+
+// modifiers returns the content tokens of p, absent from o, that come before a
+// shared content word which itself comes before p's first value absent from o:
+// the words that narrow the subject the value is given for ("Audit logs are kept
+// 1 year", "the rate limit for the search endpoint is 20"). Words after the shared
+// context elaborate instead ("capped at 30 seconds").
+func modifiers(p, o phrase) []token {
+	var pending, out []token
+	for _, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		if t.kind == tValue && !o.keys[t.key] {
+			break
+		}
+		if o.keys[t.key] {
+			out = append(out, pending...)
+			pending = pending[:0]
+			continue
+		}
+		if t.kind == tWord && cueSet[t.lower] {
+			continue
+		}
+		pending = append(pending, t)
+	}
+	return out
+}
+
+// narrowerSubject: one side qualifies the subject the other states plainly.
+func narrowerSubject(a, b phrase) bool {
+	return len(modifiers(a, b)) > 0 || len(modifiers(b, a)) > 0
+}
