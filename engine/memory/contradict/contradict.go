@@ -80,7 +80,10 @@ func Check(a, b Statement) Result {
 	if r := substitution(sa, sb, names); r.Contradicts {
 		return r
 	}
-	return namedChoice(sa, sb, names)
+	if r := namedChoice(sa, sb, names); r.Contradicts {
+		return r
+	}
+	return slotChoice(sa, sb)
 }
 
 // minPolarityOverlap is the share of the shorter clause's content that the two
