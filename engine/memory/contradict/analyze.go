@@ -70,6 +70,9 @@ func (st *statement) clause(raw []token) (clause, bool) {
 			st.toks = append(st.toks, t)
 			continue
 		}
+		if t.flip && attributive(raw, i) {
+			t.flip, t.key = false, ownKey(t.lower)
+		}
 		switch {
 		case t.neg:
 			key, surface := nextContent(raw, i)
@@ -95,6 +98,28 @@ func (st *statement) clause(raw []token) (clause, bool) {
 		}
 	}
 	return c, len(c.toks) > 0 || len(c.marks) > 0
+}
+
+// determiners open a noun phrase: a negative antonym right after one, before a
+// noun, names a kind of thing, not a polarity ("the asynchronous client" is another
+// client than "the synchronous client", not its negation).
+var determiners = setOf([]string{"the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "your", "my"})
+
+func attributive(raw []token, i int) bool {
+	if i == 0 || i+1 >= len(raw) || !determiners[raw[i-1].lower] {
+		return false
+	}
+	next := raw[i+1]
+	return next.kind == tWord && !next.stop && !next.neg
+}
+
+// ownKey is a word's stem with synonyms merged but no antonym mapping.
+func ownKey(lower string) string {
+	s := stem(lower)
+	if syn, ok := synonymStems[s]; ok {
+		return syn
+	}
+	return s
 }
 
 // negatesClause reports whether the negator at raw[i] negates its whole clause: an

@@ -148,7 +148,8 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
 			continue
 		}
-		if !sameSubject(a.words, b.words) || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
+		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
+		if !same || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",

@@ -117,14 +117,11 @@ func sameSlot(x, y run) bool {
 // minutes").
 func inPredicate(after []token, o phrase) bool {
 	for _, t := range after {
-		if t.kind == tWord && (isCopula(t.lower) || modals[t.lower] || doWords[t.lower]) {
-			return false
-		}
 		if t.kind == tValue && o.keys[t.key] {
 			return false
 		}
 	}
-	return true
+	return verbless(after)
 }
 
 func hasMarks(s statement) bool {

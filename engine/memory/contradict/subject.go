@@ -64,11 +64,16 @@ func differentSubjects(a, b phrase) bool {
 // context elaborate instead ("capped at 30 seconds").
 func modifiers(p, o phrase) []token {
 	var pending, out []token
-	for _, t := range p.toks {
+	for i, t := range p.toks {
 		if !isContent(t) {
 			continue
 		}
 		if t.kind == tValue && !o.keys[t.key] {
+			break
+		}
+		// A shared word labelling the value ("pin Python 3.11") starts the
+		// predicate: the words before it are its verb, not a modifier.
+		if o.keys[t.key] && i+1 < len(p.toks) && p.toks[i+1].kind == tValue && !o.keys[p.toks[i+1].key] {
 			break
 		}
 		if o.keys[t.key] {
@@ -87,4 +92,61 @@ func modifiers(p, o phrase) []token {
 // narrowerSubject: one side qualifies the subject the other states plainly.
 func narrowerSubject(a, b phrase) bool {
 	return len(modifiers(a, b)) > 0 || len(modifiers(b, a)) > 0
+}
+
+// labelledClash finds a value of type vtype that both statements give in their
+// predicate right after the same word, with different values: "pin Python 3.11"
+// vs "runs on Python 3.9". The word says what the value is of, so the rest of the
+// wording ("pin" vs "runs on") may differ. A labelled value followed by a verb is
+// part of the subject instead ("Python 3.8 support is deprecated").
+func labelledClash(a, b statement, vtype string) bool {
+	if hasScope(minus(a.words, b.words)) && hasScope(minus(b.words, a.words)) {
+		return false
+	}
+	la, lb := labelledValues(a, vtype), labelledValues(b, vtype)
+	for label, va := range la {
+		if vb, ok := lb[label]; ok && len(intersect(va, vb)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// labelledValues maps the key of the content word before each predicate value of
+// vtype to the values it labels.
+func labelledValues(s statement, vtype string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for i, t := range s.toks {
+		if t.kind != tValue || t.vtype != vtype || i == 0 {
+			continue
+		}
+		prev := s.toks[i-1]
+		if prev.kind != tWord || prev.stop || !verbless(s.toks[i+1:]) || !hasContent(s.toks[:i-1]) {
+			continue
+		}
+		if out[prev.key] == nil {
+			out[prev.key] = map[string]bool{}
+		}
+		out[prev.key][t.key] = true
+	}
+	return out
+}
+
+// verbless: no copula, modal or auxiliary follows.
+func verbless(after []token) bool {
+	for _, t := range after {
+		if t.kind == tWord && (isCopula(t.lower) || modals[t.lower] || doWords[t.lower]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasContent(ts []token) bool {
+	for _, t := range ts {
+		if isContent(t) {
+			return true
+		}
+	}
+	return false
 }
