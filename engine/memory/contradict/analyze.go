@@ -5,6 +5,10 @@ type clause struct {
 	toks    []token         // words (negators left out) and values, in order
 	content map[string]bool // keys of content words and values
 	marks   []mark          // the clause's negations
+	// subjEnd is the index in toks of the first verb marker (copula, modal,
+	// auxiliary or negator): the words before it are the clause's subject. -1
+	// when the clause has none.
+	subjEnd int
 }
 
 // mark is one negation in a clause. A negation of the whole clause ("do not",
@@ -58,8 +62,11 @@ func analyze(s Statement) statement {
 
 // clause analyses the tokens of one clause and records them in the statement.
 func (st *statement) clause(raw []token) (clause, bool) {
-	c := clause{content: map[string]bool{}}
+	c := clause{content: map[string]bool{}, subjEnd: -1}
 	for i, t := range raw {
+		if c.subjEnd < 0 && (t.neg || verbMarker(t)) {
+			c.subjEnd = len(c.toks)
+		}
 		if t.kind == tValue {
 			if st.values[t.vtype] == nil {
 				st.values[t.vtype] = map[string]string{}

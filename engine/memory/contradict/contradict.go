@@ -83,6 +83,9 @@ func Check(a, b Statement) Result {
 	if r := namedChoice(sa, sb, names); r.Contradicts {
 		return r
 	}
+	if r := onlyClash(sa, sb); r.Contradicts {
+		return r
+	}
 	return slotChoice(sa, sb)
 }
 
@@ -102,7 +105,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if len(shared) < 2 || float64(len(shared)) < minPolarityOverlap*float64(m) {
 				continue
 			}
-			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) {
+			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",

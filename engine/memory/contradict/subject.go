@@ -73,7 +73,7 @@ func modifiers(p, o phrase) []token {
 		}
 		// A shared word labelling the value ("pin Python 3.11") starts the
 		// predicate: the words before it are its verb, not a modifier.
-		if o.keys[t.key] && i+1 < len(p.toks) && p.toks[i+1].kind == tValue && !o.keys[p.toks[i+1].key] {
+		if o.keys[t.key] && labelsValue(p, o, i) {
 			break
 		}
 		if o.keys[t.key] {
@@ -120,14 +120,22 @@ func labelledValues(s statement, vtype string) map[string]map[string]bool {
 		if t.kind != tValue || t.vtype != vtype || i == 0 {
 			continue
 		}
-		prev := s.toks[i-1]
-		if prev.kind != tWord || prev.stop || !verbless(s.toks[i+1:]) || !hasContent(s.toks[:i-1]) {
+		if !verbless(s.toks[i+1:]) {
 			continue
 		}
-		if out[prev.key] == nil {
-			out[prev.key] = map[string]bool{}
+		// The label is one or two content words right before the value ("Python
+		// 3.11", "HTTP status 422"), after some other content (a value that opens
+		// the statement is its subject: "Port 8080 serves ...").
+		for j := i - 1; j >= max(i-2, 1); j-- {
+			prev := s.toks[j]
+			if prev.kind != tWord || prev.stop || !hasContent(s.toks[:j]) {
+				break
+			}
+			if out[prev.key] == nil {
+				out[prev.key] = map[string]bool{}
+			}
+			out[prev.key][t.key] = true
 		}
-		out[prev.key][t.key] = true
 	}
 	return out
 }
@@ -146,6 +154,21 @@ func hasContent(ts []token) bool {
 	for _, t := range ts {
 		if isContent(t) {
 			return true
+		}
+	}
+	return false
+}
+
+// labelsValue reports whether p.toks[i] is the first of at most two words right
+// before a value o lacks ("Python 3.11", "HTTP status 422").
+func labelsValue(p, o phrase, i int) bool {
+	for k := i + 1; k < min(i+3, len(p.toks)); k++ {
+		t := p.toks[k]
+		if t.kind == tValue {
+			return !o.keys[t.key]
+		}
+		if t.stop {
+			return false
 		}
 	}
 	return false
