@@ -65,6 +65,10 @@ func differentSubjects(a, b phrase) bool {
 func modifiers(p, o phrase) []token {
 	var pending, out []token
 	for i, t := range p.toks {
+		if verbMarker(t) { // the subject ends: its own words narrow it
+			out = append(out, pending...)
+			pending = pending[:0]
+		}
 		if !isContent(t) {
 			continue
 		}
