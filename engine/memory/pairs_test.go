@@ -79,8 +79,8 @@ var tuneFloors = map[string][2]float64{
 // the HNSW gate at the embedder's default threshold and the heuristic judge both
 // decide), and a conflict predicted when the second write opens one. It reports
 // precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl and
-// below tuneFloors on the tune half of pairs_heldout2; the old held-out set and
-// the test half of pairs_heldout2 are reported, not enforced.
+// below tuneFloors on the tune half of pairs_heldout2, and below 0.9 / 0.65 on its
+// blind test half (a regression floor); the old held-out set is reported only.
 func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 	embedders := map[string]memory.Embedder{"hashing": embed.NewHashing(0)}
 	if g, err := embed.FromConfig(embed.Config{Provider: embed.ProviderGloVe}); err == nil {
@@ -106,7 +106,9 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 			{"holdout", "", def, 0, 0},
 			{"pairs_heldout2", "tune", def, tune[0], tune[1]},
 			// Blind: failures are not listed (see testdata/memory/README.md).
-			{"pairs_heldout2", "test", def, 0, 0},
+			// Measured once, after the judge was frozen (0.969 / 0.705 with both
+			// embedders); a regression floor, not a target.
+			{"pairs_heldout2", "test", def, 0.9, 0.65},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
 			{"pairs", "", 0.85, 0, 0},

@@ -58,7 +58,9 @@ var pairSets = []pairSet{
 	{"pairs", "", 0.97, 0.95},
 	{"holdout", "", 0.9, 0.95},
 	{"pairs_heldout2", "tune", 0.95, 0.75},
-	{"pairs_heldout2", "test", 0, 0},
+	// Measured once, blind, after the judge was frozen (0.941 / 0.727); the floor
+	// guards against regressions and was not tuned towards.
+	{"pairs_heldout2", "test", 0.9, 0.7},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {
