@@ -16,6 +16,15 @@
 //   - different choices for one role: "use pnpm" vs "use yarn", "stored in UTC" vs
 //     "stored in local time", named after a cue such as use, with, in, is.
 //
+// A choice is also read from structure alone: two statements whose content differs
+// only in one run of words filling the same predicate slot ("returns JSON" vs
+// "returns XML", "runs serially" vs "runs concurrently"; slot.go), a frequency
+// ("weekly" vs "monthly", read as interval values), or "only X" against another
+// subject (roles.go). Subjects are compared by position (subject.go, roles.go):
+// own leading words on both sides, or disjoint subjects of one predicate, are
+// different subjects; a modifier on one side only narrows the subject, so its values
+// do not clash with the plain subject's.
+//
 // Paraphrases and agreements carry none of these and are not conflicts; a
 // statement that only adds detail (more values, more names) is not either.
 // Events ("episode" memories) are compared by polarity only: two deploys on

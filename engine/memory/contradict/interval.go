@@ -24,12 +24,15 @@ var frequencyAdverbs = map[string]float64{
 	"quarterly": 7776000, "yearly": 31536000, "annually": 31536000,
 }
 
+// repeatWords count the repeats in one period: "twice a day".
+var repeatWords = map[string]float64{"once": 1, "twice": 2}
+
 // everyWords introduce a period that repeats: "every week", "each night".
 var everyWords = map[string]bool{"every": true, "each": true}
 
 // intervals rewrites frequencies as interval values.
 func intervals(toks []token) []token {
-	out := toks[:0:0]
+	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind == tWord {
@@ -71,7 +74,7 @@ func perPeriod(toks []token, i int) (int, float64, bool) {
 		}
 		return 0, 0, false
 	}
-	times := map[string]float64{"once": 1, "twice": 2}[t.lower]
+	times := repeatWords[t.lower]
 	if times == 0 || n1.kind != tWord || (n1.lower != "a" && n1.lower != "an" && n1.lower != "per") {
 		return 0, 0, false
 	}
