@@ -93,6 +93,7 @@ type Model struct {
 
 	status       RepoStatus
 	statusLoaded bool
+	sync         SyncStatus // the memory cache's queue and last sync error
 	statusSeq    uint64
 	statusBusy   bool // the latest status request has not answered yet
 	autoIndexed  bool
@@ -416,9 +417,10 @@ func (m *Model) quit() tea.Cmd {
 type (
 	noteExpiredMsg struct{ seq uint64 }
 	statusMsg      struct {
-		seq uint64
-		st  RepoStatus
-		err error
+		seq  uint64
+		st   RepoStatus
+		err  error
+		sync *SyncStatus // nil: the backend has no cache, or it failed
 	}
 	statusTickMsg struct{}
 )
@@ -432,7 +434,13 @@ func (m *Model) fetchStatus() tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		st, err := b.Status(ctx)
-		return statusMsg{seq: seq, st: st, err: err}
+		msg := statusMsg{seq: seq, st: st, err: err}
+		if sb, ok := b.(Syncer); ok {
+			if ss, serr := sb.SyncStatus(ctx); serr == nil {
+				msg.sync = &ss
+			}
+		}
+		return msg
 	}
 }
 
@@ -445,6 +453,9 @@ func (m *Model) onStatus(msg statusMsg) tea.Cmd {
 		return nil
 	}
 	m.statusBusy = false
+	if msg.sync != nil {
+		m.sync = *msg.sync // shown even when the core is down: that is when it matters
+	}
 	if msg.err != nil {
 		return event.Fail("repository status", msg.err)
 	}

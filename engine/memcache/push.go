@@ -109,6 +109,16 @@ func apply(ctx context.Context, core Core, q queued) error {
 			return nil // replayed, or invalidated elsewhere: the outcome stands
 		}
 		return err
+	case opSupersede:
+		var in supersession
+		if err := json.Unmarshal([]byte(q.payload), &in); err != nil {
+			return fmt.Errorf("decode: %w: %w", err, memory.ErrInvalid)
+		}
+		_, err := core.Store.Supersede(ctx, in.OldID, in.NewID, in.Actor, in.Reason)
+		if errors.Is(err, memory.ErrAlreadySuperseded) {
+			return nil // replayed, or superseded elsewhere: the core's outcome stands and the next pull brings it
+		}
+		return err
 	}
 	return fmt.Errorf("unknown queued operation %q: %w", q.op, memory.ErrInvalid)
 }
