@@ -225,10 +225,10 @@ func (m *Model) syncSegs() []barSeg {
 	bar := m.th.StatusBar
 	var out []barSeg
 	if s.Queued > 0 {
-		out = append(out, barSeg{bar.Foreground(m.th.P.Warn).Render(fmt.Sprintf("⇡ %d writes queued ", s.Queued)), 1})
+		out = append(out, barSeg{bar.Foreground(m.th.P.Warn).Render(fmt.Sprintf("⇡ %d writes queued ", s.Queued)), 0})
 	}
 	if s.LastError != "" {
-		out = append(out, barSeg{bar.Foreground(m.th.P.Bad).Render("sync: " + render.Truncate(s.LastError, 48) + " "), 2})
+		out = append(out, barSeg{bar.Foreground(m.th.P.Bad).Render("sync: " + render.Truncate(s.LastError, 48) + " "), 1})
 	}
 	return out
 }
@@ -246,6 +246,9 @@ func (m *Model) statusBar() string {
 		name = "…"
 	}
 	segs = append(segs, barSeg{bar.Bold(true).Render(" " + name + " "), 0})
+	// Right after the name: of equals the later segments go first, and queued
+	// writes matter most when the core is down and its error takes the room.
+	segs = append(segs, m.syncSegs()...)
 	if m.indexing {
 		segs = append(segs, barSeg{m.progressView(), 0})
 	} else if m.statusLoaded {
@@ -285,7 +288,6 @@ func (m *Model) statusBar() string {
 			segs = append(segs, barSeg{bar.Foreground(th.P.Muted).Render("· " + st.Model + " "), 3})
 		}
 	}
-	segs = append(segs, m.syncSegs()...)
 	if m.cfg.DBLabel != "" {
 		segs = append(segs, barSeg{bar.Foreground(th.P.Muted).Render("· db " + m.cfg.DBLabel + " "), 4})
 	}

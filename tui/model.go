@@ -173,6 +173,9 @@ func (m *Model) Conflicts() *conflictview.Model { return m.conflicts }
 // Memory returns the Memory pane.
 func (m *Model) Memory() *memoryview.Model { return m.memory }
 
+// Sync is the memory cache's state the status bar shows.
+func (m *Model) Sync() SyncStatus { return m.sync }
+
 // LastError is the error shown in the status bar, nil when none.
 func (m *Model) LastError() error {
 	if m.lastErr == nil {
