@@ -159,3 +159,25 @@ func TestRefusedWriteSetAside(t *testing.T) {
 		t.Errorf("core memories = %d, want the 2 valid ones", n)
 	}
 }
+
+// TestContradictionInOneBatch: two contradicting rules queued on one machine go
+// to the core in one transaction; the second still sees the first, and both
+// are DISPUTED in one conflict.
+func TestContradictionInOneBatch(t *testing.T) {
+	ctx := context.Background()
+	const ruleA, ruleB = "Deploys happen on Fridays", "Deploys never happen on Fridays"
+	core := newCore(t, pgtest.Open(t), scriptJudge{pairs: [][2]string{{ruleA, ruleB}}})
+	c := openCache(t, filepath.Join(t.TempDir(), "cache.db"))
+	for _, text := range []string{ruleA, ruleB} {
+		if _, err := c.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "human:ann", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Sync(ctx, core); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := c.Conflicts(ctx, memory.ConflictOpen)
+	if err != nil || len(ks) != 1 || len(ks[0].MemoryIDs) != 2 {
+		t.Fatalf("cached conflicts = %+v, %v; want one holding both rules", ks, err)
+	}
+}
