@@ -122,8 +122,19 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve, wa
 		defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: g.tenant, Embedder: emb,
-		AllowResolve: allowResolve, Version: mcpVersion(), Logger: logger})
+	cfg := mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: g.tenant, Embedder: emb,
+		AllowResolve: allowResolve, Version: mcpVersion(), Logger: logger}
+	// The memory tools are served from the local cache when one is configured,
+	// pulled up to date before the first call.
+	cl, stopCache, err := memoryClient(ctx, g, root, db, repo.ID, emb, os.Stderr)
+	if err != nil {
+		return err
+	}
+	defer stopCache() // before the pool closes
+	if cl != nil {
+		cfg.Memory = cl
+	}
+	srv := mcpserver.New(cfg)
 	if httpAddr == "" {
 		// Not mcp.StdioTransport: it ends the session on the first malformed line.
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout, mcpMaxMessage))

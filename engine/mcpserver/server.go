@@ -47,6 +47,24 @@ type Config struct {
 	Timeout time.Duration
 	// Logger receives recovered panics and server activity; nil = discard.
 	Logger *slog.Logger
+	// Memory serves the memory tools; nil = the core's memory store of RepoID.
+	// spelunk mcp gives the local edge cache here (engine/memcache.Client) when
+	// one is configured.
+	Memory MemoryStore
+}
+
+// MemoryStore is what the memory tools use: memory.Store's methods, served by the
+// core or by the local cache.
+type MemoryStore interface {
+	Add(ctx context.Context, in memory.NewMemory) (memory.Added, error)
+	Search(ctx context.Context, query string, limit int) (memory.SearchResult, error)
+	Briefing(ctx context.Context, opts memory.BriefingOptions) (memory.Briefing, error)
+	Supersede(ctx context.Context, oldRef, newRef, actor, reason string) (memory.Memory, error)
+	Invalidate(ctx context.Context, ref, actor, reason string) (memory.Memory, error)
+	SetNugget(ctx context.Context, w memory.NuggetWrite) (memory.NuggetSet, error)
+	Conflicts(ctx context.Context, status memory.ConflictStatus) ([]memory.Conflict, error)
+	Conflict(ctx context.Context, ref string) (memory.ConflictDetail, error)
+	Resolve(ctx context.Context, ref string, r memory.Resolution) (memory.Resolved, error)
 }
 
 // Server is the MCP server of one repository.
@@ -54,7 +72,7 @@ type Server struct {
 	cfg    Config
 	srv    *mcp.Server
 	search *search.Searcher
-	mem    *memory.Store
+	mem    MemoryStore
 	fresh  *fresh.Checker // marks results whose files changed since indexed
 	tools  []*mcp.Tool
 
@@ -84,7 +102,10 @@ func New(cfg Config) *Server {
 			emb, memEmb = cfg.Embedder, cfg.Embedder
 		}
 		s.search = search.New(cfg.DB, cfg.RepoID, emb)
-		s.mem = memory.New(cfg.DB, cfg.RepoID, memory.Options{Embedder: memEmb})
+		s.mem = cfg.Memory
+		if s.mem == nil {
+			s.mem = memory.New(cfg.DB, cfg.RepoID, memory.Options{Embedder: memEmb})
+		}
 		s.fresh = fresh.New(cfg.DB, cfg.RepoID, cfg.Root, fresh.Options{})
 	}
 	s.registerCode()
