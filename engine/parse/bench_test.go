@@ -79,20 +79,6 @@ func BenchmarkParse(b *testing.B) {
 	benchCorpus(b, paths, srcs, total)
 }
 
-// BenchmarkParseLanguages does the same for Python and JavaScript corpora
-// found on the machine, when there are any.
-func BenchmarkParseLanguages(b *testing.B) {
-	for _, c := range []struct{ name, root, ext string }{
-		{"python", "/usr/lib/python3.11", ".py"},
-		{"javascript", "/usr/lib/node_modules/npm", ".js"},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			paths, srcs, total := corpus(b, c.root, c.ext, 4<<20)
-			benchCorpus(b, paths, srcs, total)
-		})
-	}
-}
-
 // goRoot is the Go toolchain's root (its src tree is the benchmark corpus).
 func goRoot() string {
 	out, err := exec.Command("go", "env", "GOROOT").Output()
