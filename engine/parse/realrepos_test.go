@@ -97,6 +97,7 @@ func parseRepository(t *testing.T, root, lang string) repoParse {
 		r.files, r.bytes, r.lines = r.files+1, r.bytes+len(src), r.lines+bytes.Count(src, []byte("\n"))
 		if f.Partial {
 			r.partial++
+			t.Logf("partial: %s %v", rel, f.Notes)
 		}
 		for _, s := range f.Symbols {
 			if s.Kind != KindModule && s.Kind != KindBlock && s.Kind != KindPart {
@@ -113,6 +114,10 @@ func findDef(f *File, d evalDef) (bool, string) {
 	if f == nil {
 		return false, "file not parsed in this language"
 	}
+	notes := ""
+	if len(f.Notes) > 0 {
+		notes = fmt.Sprintf("; file notes %v", f.Notes)
+	}
 	var seen []string
 	for _, s := range f.Symbols {
 		if s.QualifiedName != d.name {
@@ -124,7 +129,7 @@ func findDef(f *File, d evalDef) (bool, string) {
 		seen = append(seen, fmt.Sprintf("%s %d-%d", s.Kind, s.StartLine, s.EndLine))
 	}
 	if len(seen) == 0 {
-		return false, "no such name"
+		return false, "no such name" + notes
 	}
-	return false, "found " + strings.Join(seen, ", ")
+	return false, "found " + strings.Join(seen, ", ") + notes
 }
