@@ -17,6 +17,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
+	"github.com/spelunkhq/spelunk/tui/render"
 )
 
 func newSearchCmd(g *globals) *cobra.Command {
@@ -285,7 +286,7 @@ func newShowCmd(g *globals) *cobra.Command {
 			}
 			if isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "" {
 				var buf bytes.Buffer
-				if err := quick.Highlight(&buf, full.Content, lexerName(full.Path), "terminal256", "monokai"); err == nil {
+				if err := quick.Highlight(&buf, full.Content, render.Lexer(full.Path, full.Language, full.Content).Config().Name, "terminal256", "monokai"); err == nil {
 					fmt.Print(buf.String())
 					return nil
 				}
@@ -296,13 +297,6 @@ func newShowCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
 	return cmd
-}
-
-func lexerName(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // lookupSymbol resolves PATH:LINE or a (qualified) name.
