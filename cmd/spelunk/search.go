@@ -19,6 +19,14 @@ import (
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
+const searchLong = "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
+	"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
+	"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
+	"--explain prints each result's per-channel rank, raw score and RRF contribution.\n" +
+	"Several --repo, or --all (every indexed repository of the tenant), search those repositories in one\n" +
+	"ranking: each is searched on its own and the rankings interleaved by rank, so a large repository\n" +
+	"does not drown a small one; every result names its repository."
+
 func newSearchCmd(g *globals) *cobra.Command {
 	var (
 		opts     search.Options
@@ -32,14 +40,8 @@ func newSearchCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "search QUERY | -",
 		Short: "Hybrid search: ranked symbols with path:lines and where each score came from",
-		Long: "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
-			"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
-			"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
-			"--explain prints each result's per-channel rank, raw score and RRF contribution.\n" +
-			"Several --repo, or --all (every indexed repository of the tenant), search those repositories in one\n" +
-			"ranking: each is searched on its own and the rankings interleaved by rank, so a large repository\n" +
-			"does not drown a small one; every result names its repository.",
-		Args: rangeArgs(1, 1),
+		Long:  searchLong,
+		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			query, err := queryArg(cmd, args[0])

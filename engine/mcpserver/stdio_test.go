@@ -147,7 +147,7 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 	s.send("   \r")
 	s.send(`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"search_code","arguments":{"query":"IsEligibleForRefund","limit":1}}}`)
 	var res struct {
-		IsError bool `json:"isError"`
+		IsError bool                    `json:"isError"`
 		Content []struct{ Text string } `json:"content"`
 	}
 	var out struct {
