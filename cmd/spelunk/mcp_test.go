@@ -263,7 +263,11 @@ func TestMCPRefusesNonLoopback(t *testing.T) {
 // runs on the fixture.
 func BenchmarkMCPSearchCodeStdio(b *testing.B) {
 	f := newMCPFixture(b)
-	cs := f.stdioSession(b)
+	benchSearchStdio(b, f.stdioSession(b))
+}
+
+// benchSearchStdio calls search_code b.N times over cs and reports p50 and p95.
+func benchSearchStdio(b *testing.B, cs *mcp.ClientSession) {
 	ctx := context.Background()
 	queries := []string{"IsEligibleForRefund", "Cart.Add", "how are refunds issued", "retry with backoff",
 		"TotalCents", "discount applied to the cart", "export invoices to csv", "PaymentProvider"}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -137,4 +138,24 @@ func TestMCPSeveralReposStdio(t *testing.T) {
 	if !seen["ledger"] || !seen["shop"] || len(seen) != 2 {
 		t.Errorf("search_code over --repo and --repos-from: repositories %v", seen)
 	}
+}
+
+// BenchmarkMCPSearchCodeStdioTwoRepos is BenchmarkMCPSearchCodeStdio on a server
+// bound to two fixture copies: every call searches both (at once) and interleaves.
+func BenchmarkMCPSearchCodeStdioTwoRepos(b *testing.B) {
+	f := newMCPFixture(b)
+	second := indextest.Repo(b)
+	idx := exec.Command(f.bin, "index", second, "--db", f.url)
+	idx.Env = append(os.Environ(), "SPELUNK_EMBEDDER=hash")
+	if out, err := idx.CombinedOutput(); err != nil {
+		b.Fatalf("index %s: %v\n%s", second, err, out)
+	}
+	cmd := f.command("--repo", second, "--no-watch")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	benchSearchStdio(b, cs)
 }
