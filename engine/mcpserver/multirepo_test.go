@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -134,9 +133,20 @@ func TestSeveralRepositories(t *testing.T) {
 	// A path argument inside the third is outside every served repository.
 	wantContains(t, "path in the third", callErr(t, cs, "read_symbol", map[string]any{"path": filepath.Join(third.root, "vault/vault.go"), "start_line": 4}), "outside the repository")
 	wantContains(t, "index_file in the third", callErr(t, cs, "index_file", map[string]any{"path": filepath.Join(third.root, "vault/vault.go"), "repository": "ledger"}), "outside the repository")
-	if _, err := os.Stat(filepath.Join(third.root, "vault/vault.go")); err != nil {
+
+	// A served repository never indexed is skipped by the search and named.
+	fresh := smallRepo(t, "fresh", map[string]string{"a.go": "package a\n\nfunc RefundFresh() {}\n"})
+	rec, err := db.EnsureRepository(context.Background(), fresh)
+	if err != nil {
 		t.Fatal(err)
 	}
+	cs2 := connect(t, mcpserver.New(mcpserver.Config{DB: db, Repos: []mcpserver.Repo{{ID: small.id, Root: small.root}, {ID: rec.ID, Root: fresh}},
+		Tenant: pg.DefaultTenant, Embedder: indextest.Embedder()}))
+	part := call[mcpserver.SearchCodeOut](t, cs2, "search_code", map[string]any{"query": "refund"})
+	if len(part.Results) == 0 || len(part.NotIndexed) != 1 || part.NotIndexed[0] != "fresh" {
+		t.Errorf("one of two indexed: %d results, not_indexed %v", len(part.Results), part.NotIndexed)
+	}
+	wantContains(t, "only the unindexed one", callErr(t, cs2, "search_code", map[string]any{"query": "refund", "repository": "fresh"}), "not indexed")
 }
 
 // TestToolGroups: --tools serves only the groups asked for; an unknown group is refused.
