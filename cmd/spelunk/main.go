@@ -76,6 +76,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.cache, "cache", os.Getenv("SPELUNK_CACHE"), "memory cache file, or off (default $SPELUNK_CACHE, else one under $XDG_CACHE_HOME/spelunk/ for a --db URL)")
 	pf.BoolVar(&g.offline, "offline", false, "serve memory from the local cache only (no database round trip)")
 	g.embed.register(pf)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.embed.check() }
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
 		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),

@@ -15,8 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/mcpserver"
 	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // mcpMaxMessage bounds one JSON-RPC message from a client (stdio line or HTTP
@@ -162,8 +164,11 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 		}
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Groups: o.groups,
-		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger})
+	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, logger)
+	if err != nil {
+		return err
+	}
+	defer stopCache() // before the pool closes
 	if o.httpAddr == "" {
 		// Not mcp.StdioTransport: it ends the session on the first malformed line.
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout, mcpMaxMessage))
@@ -205,6 +210,24 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 		}
 		return nil
 	}
+}
+
+// newMCPServer builds the server over the repositories. The first one's memory
+// tools are served from the local cache when one is configured, pulled up to
+// date before the first call; the others' use the core (one cache client per
+// cache file).
+func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder, repos []mcpserver.Repo, o mcpOptions,
+	logger *slog.Logger) (*mcpserver.Server, func(), error) {
+	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Groups: o.groups,
+		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger}
+	cl, stopCache, err := memoryClient(ctx, g, repos[0].Root, db, repos[0].ID, emb, os.Stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cl != nil {
+		cfg.Memory = cl
+	}
+	return mcpserver.New(cfg), stopCache, nil
 }
 
 // mcpVersion is the module version the binary was built from, "dev" in a checkout.

@@ -101,6 +101,9 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 	if err != nil {
 		return SymbolsOut{}, err
 	}
+	if kind != "" && !symbols.ValidKind(kind) {
+		return SymbolsOut{}, argError("kind must be one of %s (got %q)", strings.Join(symbols.Kinds, ", "), kind)
+	}
 	var p string
 	if in.Path != "" {
 		if p, err = s.relPath(ctx, "path", in.Path); err != nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // mem is the memory store of the call's repository.
-func (s *Server) mem(ctx context.Context) *memory.Store { return s.repo(ctx).mem }
+func (s *Server) mem(ctx context.Context) MemoryStore { return s.repo(ctx).mem }
 
 // maxMemoryText clips memory content in results.
 const maxMemoryText = 2000

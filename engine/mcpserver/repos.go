@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/spelunkhq/spelunk/engine/fresh"
-	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/search"
 )
 
@@ -27,7 +26,7 @@ type Repo struct {
 type binding struct {
 	Repo
 	search *search.Searcher
-	mem    *memory.Store
+	mem    MemoryStore
 	fresh  *fresh.Checker // marks results whose files changed since indexed
 
 	indexMu sync.Mutex  // one working-tree index run at a time

@@ -54,6 +54,25 @@ type Config struct {
 	Timeout time.Duration
 	// Logger receives recovered panics and server activity; nil = discard.
 	Logger *slog.Logger
+	// Memory serves the memory tools of the first repository (RepoID, else
+	// Repos[0]); nil = the core's memory store. spelunk mcp gives the local edge
+	// cache here (engine/memcache.Client) when one is configured. The other
+	// repositories' memory tools use the core's store.
+	Memory MemoryStore
+}
+
+// MemoryStore is what the memory tools use: memory.Store's methods, served by the
+// core or by the local cache.
+type MemoryStore interface {
+	Add(ctx context.Context, in memory.NewMemory) (memory.Added, error)
+	Search(ctx context.Context, query string, limit int) (memory.SearchResult, error)
+	Briefing(ctx context.Context, opts memory.BriefingOptions) (memory.Briefing, error)
+	Supersede(ctx context.Context, oldRef, newRef, actor, reason string) (memory.Memory, error)
+	Invalidate(ctx context.Context, ref, actor, reason string) (memory.Memory, error)
+	SetNugget(ctx context.Context, w memory.NuggetWrite) (memory.NuggetSet, error)
+	Conflicts(ctx context.Context, status memory.ConflictStatus) ([]memory.Conflict, error)
+	Conflict(ctx context.Context, ref string) (memory.ConflictDetail, error)
+	Resolve(ctx context.Context, ref string, r memory.Resolution) (memory.Resolved, error)
 }
 
 // Server is the MCP server of an allowlist of repositories.
@@ -87,6 +106,9 @@ func New(cfg Config) *Server {
 	for _, r := range uniqueNames(repos) {
 		s.repos = append(s.repos, s.bind(r))
 	}
+	if cfg.Memory != nil && cfg.DB != nil {
+		s.repos[0].mem = cfg.Memory
+	}
 	s.register(cfg.Groups)
 	return s
 }
@@ -107,8 +129,8 @@ func (s *Server) bind(r Repo) *binding {
 	return b
 }
 
-// memoryStore is the memory store of one repository.
-func (s *Server) memoryStore(repoID int64) *memory.Store {
+// memoryStore is the core's memory store of one repository.
+func (s *Server) memoryStore(repoID int64) MemoryStore {
 	var memEmb memory.Embedder
 	if s.cfg.Embedder != nil {
 		memEmb = s.cfg.Embedder
