@@ -88,13 +88,20 @@ func TestFreshDatabaseMigratesConcurrently(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer admin.Close(ctx)
 	name := "fresh_" + strings.ReplaceAll(t.Name(), "/", "_")
 	name = strings.ToLower(name)
+	// The connection closes after the drop (a deferred Close ran before the
+	// cleanup and left the database behind, failing the next run on the cluster).
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close(context.Background())
+	})
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _, _ = admin.Exec(context.Background(), "DROP DATABASE "+name+" WITH (FORCE)") })
 	url := pgtest.WithDatabase(pgtest.ServerURL(t), name)
 
 	var wg sync.WaitGroup
