@@ -12,9 +12,13 @@ import (
 )
 
 // parseTimeout is the time allowed to parse n bytes: far above the normal
-// few MB/s, so only pathological input hits it.
+// few MB/s, so only pathological input hits it. It is wall-clock time
+// (tree-sitter's clock), so it must also hold on a loaded machine: at 1 s +
+// 2 s/MB, 240-320 kB Go test files of prometheus timed out at load 20 on 2
+// cores and were chunked as plain text in one index and parsed in another of
+// the same commit (BenchmarkBranchSwitch in engine/watch found it).
 func parseTimeout(n int) time.Duration {
-	return time.Second + time.Duration(n)*2*time.Second/(1<<20)
+	return 5*time.Second + time.Duration(n)*20*time.Second/(1<<20)
 }
 
 // maxResyncs bounds the re-parses error recovery may do for one file.

@@ -93,6 +93,9 @@ func switchTo(b *testing.B, db *pg.DB, w *watching, root, commit string) (total,
 func sameRows(b *testing.B, got, want []string, commit string) {
 	b.Helper()
 	if d := indextest.DiffRows(got, want, 60); d != "" {
+		if out := os.Getenv("SPELUNK_BENCH_SWITCH_DIFF"); out != "" {
+			_ = os.WriteFile(out, []byte(indextest.DiffRows(got, want, len(got)+len(want))), 0o644)
+		}
 		b.Fatalf("at %s the watched index differs from a clean one (%d vs %d rows): %s", commit, len(got), len(want), d)
 	}
 	b.Logf("at %.12s: %d rows, the same as a clean index's", commit, len(got))

@@ -137,11 +137,13 @@ func editRel(t testing.TB, root, rel string, edits ...string) {
 
 // CloneAt clones the repository at root into a directory of its own with
 // commit checked out: the same tree under another root, so another
-// repository key in the same database.
+// repository key in the same database. The clone borrows root's objects
+// (--shared): quick at any size, and it works where root lacks blobs the
+// commit does not need.
 func CloneAt(t testing.TB, root, commit string) string {
 	t.Helper()
 	dst := filepath.Join(t.TempDir(), "clone")
-	Git(t, filepath.Dir(root), "clone", "-q", "--no-local", root, dst)
+	Git(t, filepath.Dir(root), "clone", "-q", "--shared", "--no-checkout", root, dst)
 	Git(t, dst, "checkout", "-q", "--detach", commit)
 	real, err := filepath.EvalSymlinks(dst)
 	if err != nil {

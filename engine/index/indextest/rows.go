@@ -123,7 +123,17 @@ func DiffRows(got, want []string, limit int) string {
 	if len(out) == 0 {
 		return ""
 	}
-	slices.SortFunc(out, func(a, b string) int { return strings.Compare(a[2:], b[2:]) })
+	// Files and symbols first: a difference there explains the edges after.
+	rank := func(l string) int {
+		kind, _, _ := strings.Cut(l[2:], " ")
+		return slices.Index([]string{"repo", "file", "sym", "edge", "post", "vec"}, kind)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if d := rank(a) - rank(b); d != 0 {
+			return d
+		}
+		return strings.Compare(a[2:], b[2:])
+	})
 	total := len(out)
 	if len(out) > limit {
 		out = append(out[:limit], "...")
