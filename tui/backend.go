@@ -28,6 +28,19 @@ type Backend interface {
 	Index(ctx context.Context, progress func(Progress)) (IndexResult, error)
 }
 
+// SyncStatus is what the status bar shows about the local memory cache.
+type SyncStatus struct {
+	Cached    bool   // memory is served from a local cache
+	Queued    int    // its writes waiting for the core
+	LastError string // the last sync's error, "" after a clean one
+}
+
+// Syncer is implemented by a backend whose memory is served from a local cache;
+// it is asked with every status refresh, and answers even with the core down.
+type Syncer interface {
+	SyncStatus(ctx context.Context) (SyncStatus, error)
+}
+
 // RepoStatus is what the status bar shows about the repository.
 type RepoStatus struct {
 	Name        string

@@ -209,25 +209,48 @@ func (m *Model) fullHelp(w, h int) string {
 	return strings.Join(out, "\n")
 }
 
+// barSeg is a segment of the status bar.
+type barSeg struct {
+	text string
+	prio int // lower survives longer
+}
+
+// syncSegs are the memory cache's segments: the writes waiting for the core and
+// the last sync error (both kept until the queue drains and a sync is clean).
+func (m *Model) syncSegs() []barSeg {
+	s := m.sync
+	if !s.Cached {
+		return nil
+	}
+	bar := m.th.StatusBar
+	var out []barSeg
+	if s.Queued > 0 {
+		out = append(out, barSeg{bar.Foreground(m.th.P.Warn).Render(fmt.Sprintf("⇡ %d writes queued ", s.Queued)), 0})
+	}
+	if s.LastError != "" {
+		out = append(out, barSeg{bar.Foreground(m.th.P.Bad).Render("sync: " + render.Truncate(s.LastError, 48) + " "), 1})
+	}
+	return out
+}
+
 // statusBar is the last line: repository, revision and freshness (or indexing
 // progress), embedding model, database, and the last error or note. Segments are
 // dropped from the least important when the width is short.
 func (m *Model) statusBar() string {
 	th := m.th
 	bar := th.StatusBar
-	type seg struct {
-		text string
-		prio int // lower survives longer
-	}
 	st := m.status
-	var segs []seg
+	var segs []barSeg
 	name := st.Name
 	if name == "" {
 		name = "…"
 	}
-	segs = append(segs, seg{bar.Bold(true).Render(" " + name + " "), 0})
+	segs = append(segs, barSeg{bar.Bold(true).Render(" " + name + " "), 0})
+	// Right after the name: of equals the later segments go first, and queued
+	// writes matter most when the core is down and its error takes the room.
+	segs = append(segs, m.syncSegs()...)
 	if m.indexing {
-		segs = append(segs, seg{m.progressView(), 0})
+		segs = append(segs, barSeg{m.progressView(), 0})
 	} else if m.statusLoaded {
 		rev := "never indexed"
 		switch {
@@ -240,7 +263,7 @@ func (m *Model) statusBar() string {
 		case st.WorkingTree || st.Indexed:
 			rev = "@working tree"
 		}
-		segs = append(segs, seg{bar.Render(rev + " "), 1})
+		segs = append(segs, barSeg{bar.Render(rev + " "), 1})
 		if st.Stale {
 			text := "⚠ stale: " + render.Truncate(st.StaleReason, 40)
 			switch {
@@ -251,22 +274,22 @@ func (m *Model) statusBar() string {
 			case st.StaleReason == "":
 				text = "⚠ stale"
 			}
-			segs = append(segs, seg{bar.Foreground(th.P.Warn).Render(text) + th.StatusKey.Render(" R") + bar.Render(" re-index "), 0})
+			segs = append(segs, barSeg{bar.Foreground(th.P.Warn).Render(text) + th.StatusKey.Render(" R") + bar.Render(" re-index "), 0})
 		} else {
-			segs = append(segs, seg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1})
+			segs = append(segs, barSeg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1})
 		}
 		if w := m.watchView(); w != "" {
-			segs = append(segs, seg{w, 2})
+			segs = append(segs, barSeg{w, 2})
 		}
 		if st.Pending > 0 {
-			segs = append(segs, seg{bar.Foreground(th.P.Warn).Render(fmt.Sprintf("%d unembedded ", st.Pending)), 3})
+			segs = append(segs, barSeg{bar.Foreground(th.P.Warn).Render(fmt.Sprintf("%d unembedded ", st.Pending)), 3})
 		}
 		if st.Model != "" {
-			segs = append(segs, seg{bar.Foreground(th.P.Muted).Render("· " + st.Model + " "), 3})
+			segs = append(segs, barSeg{bar.Foreground(th.P.Muted).Render("· " + st.Model + " "), 3})
 		}
 	}
 	if m.cfg.DBLabel != "" {
-		segs = append(segs, seg{bar.Foreground(th.P.Muted).Render("· db " + m.cfg.DBLabel + " "), 4})
+		segs = append(segs, barSeg{bar.Foreground(th.P.Muted).Render("· db " + m.cfg.DBLabel + " "), 4})
 	}
 	right := ""
 	switch {

@@ -138,20 +138,21 @@ func TestFilesModeToggle(t *testing.T) {
 }
 
 // TestGoldenFilesViews checks the Search pane ranking files at 120x40 and 80x24
-// (and the explain panel of the narrow layout).
+// (and the explain panel of the narrow layout), from recorded answers.
 func TestGoldenFilesViews(t *testing.T) {
 	env := tuitest.Open(t, true)
+	backend := replayed(t, env, "files")
 	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
 		suffix := fmt.Sprintf("_%dx%d", size.w, size.h)
-		m, d := newDriver(t, env.Backend, size.w, size.h)
+		m, d := newDriver(t, backend, size.w, size.h)
 		d.Keys("refund window", "enter", "f")
 		d.WaitFor("files", shown(m, "refund window", true))
 		d.Keys("down")
 		d.WaitFor("preview", func() bool { return !strings.Contains(m.View(), "highlighting…") })
-		checkGolden(t, "search_files"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "search_files"+suffix, m.View(), size.w, size.h)
 		if size.w < 100 {
 			d.Keys("e")
-			checkGolden(t, "search_files_explain"+suffix, m.View(), size.w, size.h)
+			checkGolden(t, env, "search_files_explain"+suffix, m.View(), size.w, size.h)
 		}
 	}
 }

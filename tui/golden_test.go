@@ -3,13 +3,13 @@ package tui_test
 import (
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/internal/golden"
 	"github.com/spelunkhq/spelunk/tui"
 	"github.com/spelunkhq/spelunk/tui/event"
 	"github.com/spelunkhq/spelunk/tui/internal/tuitest"
@@ -26,8 +26,18 @@ func updating() bool {
 	return f != nil && f.Value.String() == "true"
 }
 
+// recording reports whether -record was given: the golden tests then search
+// live and rewrite their recorded answers (testdata/tui/searches_*.json).
+var recording = flag.Bool("record", false, "record the golden screens' search answers from live searches on the fixture")
+
 // goldenDir is testdata/tui at the repository root.
 func goldenDir() string { return filepath.Join("..", "testdata", "tui") }
+
+// replayed is the backend of a golden test: live but for Search, which answers
+// from testdata/tui/searches_<name>.json (see tuitest.Replay).
+func replayed(t *testing.T, env *tuitest.Env, name string) *tuitest.Replayed {
+	return tuitest.Replay(t, env, filepath.Join(goldenDir(), "searches_"+name+".json"), *recording)
+}
 
 // Timings, durations and memory/conflict ids vary between runs: they are masked
 // with characters of the same width so the layout stays checked.
@@ -36,7 +46,12 @@ var (
 	ids     = regexp.MustCompile(`(conflict |· |← |kept |invalidated |of )[0-9a-f]{8}\b`)
 )
 
-func scrub(s string) string {
+// scrub masks what varies between runs, and the fixture's revision, which
+// changes whenever a file is added to the fixture.
+func scrub(s, revision string) string {
+	for n := len(revision); n >= 7; n-- {
+		s = strings.ReplaceAll(s, revision[:n], strings.Repeat("#", n))
+	}
 	s = timings.ReplaceAllStringFunc(s, func(m string) string {
 		unit := strings.TrimLeft(m, " 0123456789.")
 		return strings.Repeat(" ", len([]rune(m))-len([]rune(unit))-1) + "#" + unit
@@ -51,7 +66,7 @@ func scrub(s string) string {
 
 // checkGolden compares a view with testdata/tui/name.golden (-update rewrites
 // it) and checks the view's geometry: exactly h lines of at most w cells.
-func checkGolden(t *testing.T, name, view string, w, h int) {
+func checkGolden(t *testing.T, env *tuitest.Env, name, view string, w, h int) {
 	t.Helper()
 	lines := strings.Split(view, "\n")
 	if len(lines) != h {
@@ -62,48 +77,36 @@ func checkGolden(t *testing.T, name, view string, w, h int) {
 			t.Errorf("%s: line %d is %d cells wide, want at most %d: %q", name, i+1, got, w, l)
 		}
 	}
-	got := scrub(view)
-	path := filepath.Join(goldenDir(), name+".golden")
-	if updating() {
-		if err := os.MkdirAll(goldenDir(), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -run Golden -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from %s (go test ./tui -run Golden -update rewrites it after checking):\n--- got\n%s--- want\n%s", name, path, got, want)
-	}
+	got := scrub(view, env.Revision(t))
+	golden.Check(t, filepath.Join(goldenDir(), name+".golden"), got, updating(),
+		"go test ./tui -run Golden -update")
 }
 
 // TestGoldenViews drives every pane to a state with real data from the indexed
-// fixture and checks its view at 120x40 and 80x24.
+// fixture and checks its view at 120x40 and 80x24. The Search pane's answers are
+// replayed from a recording of real searches, so that these screens follow the
+// screen code, not the ranking.
 func TestGoldenViews(t *testing.T) {
 	env := tuitest.Open(t, true)
 	env.SeedMemories(t)
+	backend := replayed(t, env, "views")
 	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
 		suffix := fmt.Sprintf("_%dx%d", size.w, size.h)
-		m := tui.New(env.Backend, tuitest.Config(t))
+		m := tui.New(backend, tuitest.Config(t))
 		d := tuitest.NewDriver(t, m, size.w, size.h)
 		d.WaitFor("status and conflicts", func() bool { return m.Status().Name != "" && m.Conflicts().Loaded() })
 		d.Settle()
-		checkGolden(t, "search_empty"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "search_empty"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("refund window")
 		d.WaitFor("results", func() bool { r := m.Search().Response(); return r != nil && r.Query == "refund window" })
 		d.Keys("down", "down")
 		d.WaitFor("preview", func() bool { return !strings.Contains(m.View(), "highlighting…") })
-		checkGolden(t, "search"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "search"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("e")
 		if size.w < 100 {
-			checkGolden(t, "search_explain"+suffix, m.View(), size.w, size.h)
+			checkGolden(t, env, "search_explain"+suffix, m.View(), size.w, size.h)
 		}
 		d.Keys("e", "m", "down", "x", "space", "right", "+")
 		d.WaitFor("re-run without dense", func() bool {
@@ -118,7 +121,7 @@ func TestGoldenViews(t *testing.T) {
 			}()
 		})
 		d.Settle()
-		checkGolden(t, "search_tuned"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "search_tuned"+suffix, m.View(), size.w, size.h)
 
 		// process_refund: a decorated Python function with calls to follow.
 		d.Keys("/")
@@ -133,25 +136,25 @@ func TestGoldenViews(t *testing.T) {
 		d.Keys("enter")
 		d.WaitFor("symbol", func() bool { s, ok := m.Symbol().Symbol(); return ok && s.Name == "process_refund" })
 		d.Keys("j", "j", "j", "j")
-		checkGolden(t, "symbol"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "symbol"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("C")
 		d.WaitFor("callees", func() bool { return m.Active() == event.Graph && !m.Graph().Loading() && len(m.Graph().Rows()) > 4 })
 		d.Keys("e")
 		d.WaitFor("second hop", func() bool { return !m.Graph().Loading() })
-		checkGolden(t, "graph"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "graph"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("4")
 		d.WaitFor("conflict rendered", func() bool { return !strings.Contains(m.View(), "rendering…") })
-		checkGolden(t, "conflicts"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "conflicts"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("5")
 		d.WaitFor("briefing", func() bool { return m.Memory().Loaded() })
-		checkGolden(t, "memory"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "memory"+suffix, m.View(), size.w, size.h)
 
 		d.Keys("?")
-		checkGolden(t, "help_memory"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "help_memory"+suffix, m.View(), size.w, size.h)
 		d.Keys("?", "1", "?")
-		checkGolden(t, "help_search"+suffix, m.View(), size.w, size.h)
+		checkGolden(t, env, "help_search"+suffix, m.View(), size.w, size.h)
 	}
 }

@@ -93,6 +93,7 @@ type Model struct {
 
 	status       RepoStatus
 	statusLoaded bool
+	sync         SyncStatus // the memory cache's queue and last sync error
 	statusSeq    uint64
 	statusBusy   bool // the latest status request has not answered yet
 	autoIndexed  bool
@@ -171,6 +172,9 @@ func (m *Model) Conflicts() *conflictview.Model { return m.conflicts }
 
 // Memory returns the Memory pane.
 func (m *Model) Memory() *memoryview.Model { return m.memory }
+
+// Sync is the memory cache's state the status bar shows.
+func (m *Model) Sync() SyncStatus { return m.sync }
 
 // LastError is the error shown in the status bar, nil when none.
 func (m *Model) LastError() error {
@@ -416,9 +420,10 @@ func (m *Model) quit() tea.Cmd {
 type (
 	noteExpiredMsg struct{ seq uint64 }
 	statusMsg      struct {
-		seq uint64
-		st  RepoStatus
-		err error
+		seq  uint64
+		st   RepoStatus
+		err  error
+		sync *SyncStatus // nil: the backend has no cache, or it failed
 	}
 	statusTickMsg struct{}
 )
@@ -432,7 +437,13 @@ func (m *Model) fetchStatus() tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
 		st, err := b.Status(ctx)
-		return statusMsg{seq: seq, st: st, err: err}
+		msg := statusMsg{seq: seq, st: st, err: err}
+		if sb, ok := b.(Syncer); ok {
+			if ss, serr := sb.SyncStatus(ctx); serr == nil {
+				msg.sync = &ss
+			}
+		}
+		return msg
 	}
 }
 
@@ -445,6 +456,9 @@ func (m *Model) onStatus(msg statusMsg) tea.Cmd {
 		return nil
 	}
 	m.statusBusy = false
+	if msg.sync != nil {
+		m.sync = *msg.sync // shown even when the core is down: that is when it matters
+	}
 	if msg.err != nil {
 		return event.Fail("repository status", msg.err)
 	}

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -17,14 +19,42 @@ type embedFlags struct {
 	model    string
 	url      string
 	dims     int
+	badEnv   string // $SPELUNK_EMBED_DIMS when it is not a number
 }
 
 func (f *embedFlags) register(fs *pflag.FlagSet) {
-	dims, _ := strconv.Atoi(os.Getenv("SPELUNK_EMBED_DIMS"))
+	env := os.Getenv("SPELUNK_EMBED_DIMS")
+	dims, err := strconv.Atoi(env)
+	if err != nil && env != "" {
+		f.badEnv = env
+	}
 	fs.StringVar(&f.provider, "embedder", envOr("SPELUNK_EMBEDDER", "auto"), "embedding provider: auto (GloVe when installed, else hash), glove, hash, openai")
 	fs.StringVar(&f.model, "embed-model", os.Getenv("SPELUNK_EMBED_MODEL"), "model name for --embedder openai")
 	fs.StringVar(&f.url, "embed-url", os.Getenv("SPELUNK_EMBED_URL"), "base URL of an OpenAI-compatible /v1/embeddings server")
 	fs.IntVar(&f.dims, "embed-dims", dims, "vector dimensions (hash: default 384; openai: expected, 0 = learn)")
+}
+
+// embedProviders are the values of --embedder ("hashing" is an old spelling of hash).
+var embedProviders = []string{embed.ProviderAuto, embed.ProviderGloVe, embed.ProviderHash, embed.ProviderOpenAI}
+
+// maxEmbedDims is pgvector's limit on a vector's dimensions.
+const maxEmbedDims = 16000
+
+// check refuses an unknown provider or an impossible dimension as a usage error,
+// before any command connects to the database (the embedder is built later, and
+// search built it only after connecting).
+func (f *embedFlags) check() error {
+	p := strings.ToLower(strings.TrimSpace(f.provider))
+	if p != "" && p != "hashing" && !slices.Contains(embedProviders, p) {
+		return usagef("--embedder (or $SPELUNK_EMBEDDER) must be one of %s (got %q)", strings.Join(embedProviders, ", "), f.provider)
+	}
+	if f.badEnv != "" {
+		return usagef("$SPELUNK_EMBED_DIMS must be a number of dimensions (got %q)", f.badEnv)
+	}
+	if f.dims < 0 || f.dims > maxEmbedDims {
+		return usagef("--embed-dims (or $SPELUNK_EMBED_DIMS) must be between 0 and %d (got %d)", maxEmbedDims, f.dims)
+	}
+	return nil
 }
 
 // embedder builds the configured embedder; note is a line to show the user when the

@@ -31,8 +31,10 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 			if opts.Baseline != "" && opts.Baseline != "bm25" {
 				return usagef("--baseline %q: the only baseline is bm25", opts.Baseline)
 			}
-			if opts.Commits < 0 || opts.MaxFiles < 0 {
-				return usagef("--commits and --max-files must be positive")
+			// 0 is no default here (the flags' defaults are 150 and 5): the engine
+			// would have replaced it by one silently.
+			if opts.Commits < 1 || opts.MaxFiles < 1 {
+				return usagef("--commits and --max-files must be at least 1 (got %d and %d)", opts.Commits, opts.MaxFiles)
 			}
 			root, emb, db, err := openForIndexing(ctx, g)
 			if err != nil {

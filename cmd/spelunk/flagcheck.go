@@ -3,8 +3,8 @@ package main
 import (
 	"strings"
 
-	"github.com/spelunkhq/spelunk/engine/parse"
 	"github.com/spelunkhq/spelunk/engine/search"
+	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
 // Flag checks shared by the commands: a value that makes no sense is a usage
@@ -39,14 +39,8 @@ func oneOf(name, v string, valid ...string) error {
 	return usagef("--%s must be one of %s (got %q)", name, strings.Join(valid, ", "), v)
 }
 
-// symbolKinds are the values of symbols --kind: the kinds the parsers emit.
-var symbolKinds = []string{
-	string(parse.KindFunction), string(parse.KindMethod), string(parse.KindClass),
-	string(parse.KindStruct), string(parse.KindInterface), string(parse.KindType),
-	string(parse.KindVar), string(parse.KindConst), string(parse.KindEnum),
-	string(parse.KindNamespace), string(parse.KindModule), string(parse.KindBlock),
-	string(parse.KindPart), string(parse.KindField),
-}
+// symbolKinds are the values of symbols --kind.
+var symbolKinds = symbols.Kinds
 
 // lexicalScorers are the values of --lexical.
 var lexicalScorers = []string{"cd", "bm25"}

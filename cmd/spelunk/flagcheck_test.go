@@ -33,11 +33,36 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"index", "--workers", "-1"}, "--workers must be between 0 and"},
 		{[]string{"index", "--max-file-bytes", "0"}, "--max-file-bytes must be positive"},
 		{[]string{"embed", "import-wink", "--from", "x.tgz", "--words", "-1"}, "--words must not be negative"},
+		{[]string{"eval", "history", "--commits", "0"}, "--commits and --max-files must be at least 1"},
+		{[]string{"eval", "history", "--max-files", "0"}, "--commits and --max-files must be at least 1"},
+		{[]string{"search", "x", "--embedder", "word2vec"}, "--embedder (or $SPELUNK_EMBEDDER) must be one of auto, glove, hash, openai"},
+		{[]string{"index", "--embed-dims", "-4"}, "--embed-dims (or $SPELUNK_EMBED_DIMS) must be between 0 and"},
+		{[]string{"memory", "search", "x", "--embed-dims", "20000"}, "--embed-dims (or $SPELUNK_EMBED_DIMS) must be between 0 and"},
+		{[]string{"briefing", "--limit", "0"}, "--limit must be between 1 and 100"},
+		{[]string{"memory", "add", "x", "--kind", "fact", "--author", "me", "--threshold", "2"}, "--threshold must be between 0 and 1"},
+		{[]string{"conflicts", "list", "--status", "closed"}, "--status must be open, resolved or all"},
+		{[]string{"callers", "X", "--min-confidence", "sure"}, "--min-confidence must be one of exact, inferred, ambiguous"},
+		{[]string{"readers", "X", "--depth", "9"}, "--depth must be between 1 and 5"},
+		{[]string{"importers", "x.go", "--depth", "0"}, "--depth must be between 1 and 5"},
+		{[]string{"memory", "list", "--status", "gone"}, "--status must be one of"},
+		{[]string{"watch", "--max-paths", "0"}, "--max-paths must be between 1 and"},
+		{[]string{"serve", "--webhook", ":0", "--job-timeout", "0s"}, "--job-timeout must be positive"},
 	}
 	for _, c := range cases {
 		code, _, errOut := spelunk(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
 			t.Errorf("spelunk %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(c.args, " "), code, errOut, c.want)
 		}
+	}
+}
+
+// A number of dimensions in the environment that is not a number was read as 0
+// (the default) without a word.
+func TestEmbedDimsEnvIsChecked(t *testing.T) {
+	t.Setenv("SPELUNK_DATABASE_URL", "postgres://nobody@127.0.0.1:1/none?connect_timeout=1")
+	t.Setenv("SPELUNK_EMBED_DIMS", "384d")
+	code, _, errOut := spelunk(t, "search", "x")
+	if code != 2 || !strings.Contains(errOut, `$SPELUNK_EMBED_DIMS must be a number of dimensions (got "384d")`) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }

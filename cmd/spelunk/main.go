@@ -25,7 +25,8 @@ func usagef(format string, args ...any) error { return usageError{fmt.Errorf(for
 // globals are the flags every command shares.
 type globals struct {
 	db     string
-	repo   string
+	repo   string   // the first --repo
+	repos  []string // every --repo, in order (spelunk mcp and search take several)
 	tenant string
 	json   bool
 	embed  embedFlags
@@ -69,12 +70,13 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.db, "db", "", "PostgreSQL URL (default $SPELUNK_DATABASE_URL, else the embedded cluster)")
-	pf.StringVar(&g.repo, "repo", "", "repository directory (default: the git top level of the current directory)")
+	pf.Var(repoFlag{g}, "repo", "repository directory (default: the git top level of the current directory); spelunk mcp and spelunk search take several")
 	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
 	pf.BoolVar(&g.json, "json", false, "machine-readable output")
 	pf.StringVar(&g.cache, "cache", os.Getenv("SPELUNK_CACHE"), "memory cache file, or off (default $SPELUNK_CACHE, else one under $XDG_CACHE_HOME/spelunk/ for a --db URL)")
 	pf.BoolVar(&g.offline, "offline", false, "serve memory from the local cache only (no database round trip)")
 	g.embed.register(pf)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.embed.check() }
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
 		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),

@@ -9,13 +9,16 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/mcpserver"
 	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // mcpMaxMessage bounds one JSON-RPC message from a client (stdio line or HTTP
@@ -25,22 +28,31 @@ const mcpMaxMessage = 4 << 20
 // newMCPCmd is `spelunk mcp`: the engine as MCP tools for coding agents, bound to
 // one repository (--repo / $SPELUNK_REPO) and tenant (--tenant / $SPELUNK_TENANT).
 func newMCPCmd(g *globals) *cobra.Command {
-	var httpAddr string
+	var httpAddr, tools, reposFrom string
 	var allowResolve, printHashes, noWatch bool
 	cmd := &cobra.Command{
-		Use:   "mcp [--http 127.0.0.1:PORT] [--allow-resolve] [--print-tool-hashes]",
+		Use:   "mcp [--repo DIR ...] [--tools code,memory,admin] [--http 127.0.0.1:PORT] [--allow-resolve] [--print-tool-hashes]",
 		Short: "Serve the repository and its agents' memory as MCP tools (stdio, or streamable HTTP on loopback)",
 		Long: "Serve spelunk over the Model Context Protocol: code search, symbols, the code graph, indexing and\n" +
-			"agent memory as tools. The server is bound to one repository (--repo, $SPELUNK_REPO, else the git top\n" +
-			"level of the current directory) and one tenant (--tenant, $SPELUNK_TENANT); no tool argument reaches\n" +
-			"another. It speaks stdio by default; --http serves streamable HTTP on a loopback address only.\n" +
+			"agent memory as tools. The server is bound to an allowlist of repositories (every --repo, the lines of\n" +
+			"--repos-from FILE; else $SPELUNK_REPO or the git top level of the current directory) and one tenant\n" +
+			"(--tenant, $SPELUNK_TENANT); no tool argument reaches another. Every tool takes an optional repository\n" +
+			"(name, path or id); search_code without one searches them all, the others use the first.\n" +
+			"--tools serves only some groups: code (search_code, search_symbols, read_symbol, find_callers,\n" +
+			"find_callees, find_imports, retrieve_context), memory (briefing, recall, remember, supersede_memory,\n" +
+			"invalidate_memory, set_nugget, list_conflicts), admin (index_file, resolve_conflict); default all.\n" +
+			"It speaks stdio by default; --http serves streamable HTTP on a loopback address only.\n" +
 			"Memory conflicts are resolved by a person unless --allow-resolve is given.\n" +
 			"The index follows the working tree and HEAD as with spelunk watch (log lines on stderr) unless --no-watch.\n" +
-			"--print-tool-hashes prints the SHA-256 of every tool definition, for clients that pin them.",
+			"--print-tool-hashes prints the SHA-256 of every tool definition served (with --tools, of those), for clients that pin them.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			groups, err := toolGroups(tools)
+			if err != nil {
+				return err
+			}
 			if printHashes {
-				hs, err := mcpserver.ToolHashes()
+				hs, err := mcpserver.Hashes(mcpserver.New(mcpserver.Config{Groups: groups}).Tools())
 				if err != nil {
 					return err
 				}
@@ -52,10 +64,13 @@ func newMCPCmd(g *globals) *cobra.Command {
 					return usageError{err}
 				}
 			}
-			return serveMCP(cmd.Context(), g, httpAddr, allowResolve, !noWatch)
+			return serveMCP(cmd.Context(), g, mcpOptions{httpAddr: httpAddr, reposFrom: reposFrom, groups: groups,
+				allowResolve: allowResolve, watching: !noWatch})
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&tools, "tools", "", "serve only these tool groups, comma-separated: code, memory, admin (default all)")
+	f.StringVar(&reposFrom, "repos-from", "", "serve the repositories listed in FILE too (one directory a line, # comments)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT or [::1]:PORT) instead of stdio")
 	f.BoolVar(&allowResolve, "allow-resolve", false, "let agents resolve memory conflicts (default: only a person can, in the TUI or with spelunk conflicts resolve)")
 	f.BoolVar(&printHashes, "print-tool-hashes", false, "print the SHA-256 of each tool definition and exit")
@@ -83,11 +98,34 @@ func loopbackAddr(addr string) error {
 	return nil
 }
 
-func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve, watching bool) error {
+// mcpOptions are spelunk mcp's flags.
+type mcpOptions struct {
+	httpAddr, reposFrom string
+	groups              []string
+	allowResolve        bool
+	watching            bool
+}
+
+// toolGroups reads --tools: nil (every group) when empty.
+func toolGroups(v string) ([]string, error) {
+	if strings.TrimSpace(v) == "" {
+		return nil, nil
+	}
+	var groups []string
+	for _, g := range strings.Split(v, ",") {
+		groups = append(groups, strings.TrimSpace(g))
+	}
+	if err := mcpserver.CheckGroups(groups); err != nil {
+		return nil, usageError{fmt.Errorf("--tools: %w", err)}
+	}
+	return groups, nil
+}
+
+func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 	if g.repo == "" {
 		g.repo = os.Getenv("SPELUNK_REPO")
 	}
-	root, err := repoRoot(ctx, g)
+	roots, err := repoRoots(ctx, g, o.reposFrom)
 	if err != nil {
 		return err
 	}
@@ -104,27 +142,34 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve, wa
 		return err
 	}
 	defer db.Close()
-	repo, err := db.EnsureRepository(ctx, root)
+	var repos []mcpserver.Repo
+	for _, root := range roots {
+		repo, err := db.EnsureRepository(ctx, root)
+		if err != nil {
+			return err
+		}
+		repos = append(repos, mcpserver.Repo{ID: repo.ID, Root: root})
+		switch {
+		case repo.LastIndexedAt == nil && o.watching:
+			fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: the watcher indexes it now; code tools answer \"not indexed\" until it is done\n", root)
+		case repo.LastIndexedAt == nil:
+			fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer \"not indexed\" until `spelunk index` runs (or index_file is called)\n", root)
+		}
+		// Memories stored while the embedder was down are checked now, as the CLI does.
+		if _, err := memory.New(db, repo.ID, memory.Options{Embedder: emb}).EmbedPending(ctx); err != nil {
+			fmt.Fprintln(os.Stderr, "spelunk mcp: pending memories not embedded:", err)
+		}
+		if o.watching {
+			defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
+		}
+	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, logger)
 	if err != nil {
 		return err
 	}
-	switch {
-	case repo.LastIndexedAt == nil && watching:
-		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: the watcher indexes it now; code tools answer \"not indexed\" until it is done\n", root)
-	case repo.LastIndexedAt == nil:
-		fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer \"not indexed\" until `spelunk index` runs (or index_file is called)\n", root)
-	}
-	// Memories stored while the embedder was down are checked now, as the CLI does.
-	if _, err := memory.New(db, repo.ID, memory.Options{Embedder: emb}).EmbedPending(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "spelunk mcp: pending memories not embedded:", err)
-	}
-	if watching {
-		defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
-	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: g.tenant, Embedder: emb,
-		AllowResolve: allowResolve, Version: mcpVersion(), Logger: logger})
-	if httpAddr == "" {
+	defer stopCache() // before the pool closes
+	if o.httpAddr == "" {
 		// Not mcp.StdioTransport: it ends the session on the first malformed line.
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout, mcpMaxMessage))
 		if ctx.Err() != nil {
@@ -132,7 +177,7 @@ func serveMCP(ctx context.Context, g *globals, httpAddr string, allowResolve, wa
 		}
 		return err
 	}
-	return serveMCPHTTP(ctx, srv, httpAddr, root, g.tenant, logger)
+	return serveMCPHTTP(ctx, srv, o.httpAddr, strings.Join(roots, ", "), g.tenant, logger)
 }
 
 func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant string, logger *slog.Logger) error {
@@ -165,6 +210,24 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 		}
 		return nil
 	}
+}
+
+// newMCPServer builds the server over the repositories. The first one's memory
+// tools are served from the local cache when one is configured, pulled up to
+// date before the first call; the others' use the core (one cache client per
+// cache file).
+func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder, repos []mcpserver.Repo, o mcpOptions,
+	logger *slog.Logger) (*mcpserver.Server, func(), error) {
+	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Groups: o.groups,
+		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger}
+	cl, stopCache, err := memoryClient(ctx, g, repos[0].Root, db, repos[0].ID, emb, os.Stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cl != nil {
+		cfg.Memory = cl
+	}
+	return mcpserver.New(cfg), stopCache, nil
 }
 
 // mcpVersion is the module version the binary was built from, "dev" in a checkout.

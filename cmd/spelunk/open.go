@@ -26,6 +26,9 @@ func openDB(ctx context.Context, g *globals) (*pg.DB, error) {
 // current directory itself. The result is absolute with symlinks resolved, the key
 // under which the repository is registered.
 func repoRoot(ctx context.Context, g *globals) (string, error) {
+	if len(g.repos) > 1 {
+		return "", usagef("--repo is given %d times; only spelunk mcp and spelunk search take several", len(g.repos))
+	}
 	dir := g.repo
 	if dir == "" {
 		out, err := exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Output()

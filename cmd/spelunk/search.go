@@ -17,7 +17,16 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
+	"github.com/spelunkhq/spelunk/tui/render"
 )
+
+const searchLong = "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
+	"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
+	"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
+	"--explain prints each result's per-channel rank, raw score and RRF contribution.\n" +
+	"Several --repo, or --all (every indexed repository of the tenant), search those repositories in one\n" +
+	"ranking: each is searched on its own and the rankings interleaved by rank, so a large repository\n" +
+	"does not drown a small one; every result names its repository."
 
 func newSearchCmd(g *globals) *cobra.Command {
 	var (
@@ -26,16 +35,14 @@ func newSearchCmd(g *globals) *cobra.Command {
 		files    bool
 		weights  string
 		explain  bool
+		all      bool
 		kind     string
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY | -",
 		Short: "Hybrid search: ranked symbols with path:lines and where each score came from",
-		Long: "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
-			"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
-			"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
-			"--explain prints each result's per-channel rank, raw score and RRF contribution.",
-		Args: rangeArgs(1, 1),
+		Long:  searchLong,
+		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
 			query, err := queryArg(cmd, args[0])
@@ -65,6 +72,12 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if err := checkSearchOptions(opts); err != nil {
 				return err
 			}
+			if files {
+				opts.Granularity = search.Files
+			}
+			if all || len(g.repos) > 1 {
+				return searchRepos(cmd, g, query, opts, all, explain)
+			}
 			embedder := g.embed.embedderAsync() // loads while the database is reached
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
@@ -74,9 +87,6 @@ func newSearchCmd(g *globals) *cobra.Command {
 			emb, _, err := embedder()
 			if err != nil {
 				return err
-			}
-			if files {
-				opts.Granularity = search.Files
 			}
 			resp, err := search.New(db, rec.ID, emb).Search(ctx, query, opts)
 			if errors.Is(err, search.ErrEmptyQuery) {
@@ -114,6 +124,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&opts.Lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd cover density) or bm25 (default "+search.DefaultLexical+")")
 	f.BoolVar(&files, "files", false, "rank files by their definitions' evidence, the best definitions listed under each")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
+	f.BoolVar(&all, "all", false, "search every indexed repository of the tenant (or give --repo several times)")
 	return cmd
 }
 
@@ -172,7 +183,7 @@ func printSearch(resp *search.Response, explain bool) {
 	fmt.Printf("%d results for %s (%s query, k=%g) in %s\n", len(resp.Results), shortQuery(resp.Query), resp.Kind, resp.K, resp.Took.Round(100_000))
 	printHeader(resp, explain)
 	for _, r := range resp.Results {
-		printResult(r, explain, "")
+		printResult(r, explain, "", "")
 	}
 	if explain && len(resp.Pruned) > 0 {
 		fmt.Println("pruned:")
@@ -190,7 +201,7 @@ func printFiles(resp *search.Response, explain bool) {
 	for _, f := range resp.Files {
 		fmt.Printf("%3d  %.4f  %s\n", f.Rank, f.Score, f.Path)
 		for _, r := range f.Symbols {
-			printResult(r, explain, "       ")
+			printResult(r, explain, "       ", "")
 		}
 	}
 }
@@ -221,12 +232,17 @@ func printHeader(resp *search.Response, explain bool) {
 	}
 }
 
-func printResult(r search.Result, explain bool, indent string) {
+// printResult prints one result line (and its explain line); repo, when not
+// empty, names the repository before the path.
+func printResult(r search.Result, explain bool, indent, repo string) {
 	mark := "  " + revMark(r.Symbol)
 	if r.Truncated {
 		mark += " [cut to budget]"
 	}
-	fmt.Printf("%s%3d  %.4f  %-8s %s  %s:%d-%d%s\n", indent, r.Rank, r.Score, r.Kind, r.QualifiedName, r.Path, r.StartLine, r.EndLine, mark)
+	if repo != "" {
+		repo = "[" + repo + "] "
+	}
+	fmt.Printf("%s%3d  %.4f  %-8s %s  %s%s:%d-%d%s\n", indent, r.Rank, r.Score, r.Kind, r.QualifiedName, repo, r.Path, r.StartLine, r.EndLine, mark)
 	if !explain {
 		return
 	}
@@ -285,7 +301,7 @@ func newShowCmd(g *globals) *cobra.Command {
 			}
 			if isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "" {
 				var buf bytes.Buffer
-				if err := quick.Highlight(&buf, full.Content, lexerName(full.Path), "terminal256", "monokai"); err == nil {
+				if err := quick.Highlight(&buf, full.Content, render.Lexer(full.Path, full.Language, full.Content).Config().Name, "terminal256", "monokai"); err == nil {
 					fmt.Print(buf.String())
 					return nil
 				}
@@ -296,13 +312,6 @@ func newShowCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
 	return cmd
-}
-
-func lexerName(path string) string {
-	if i := strings.LastIndexByte(path, '.'); i >= 0 {
-		return path[i+1:]
-	}
-	return path
 }
 
 // lookupSymbol resolves PATH:LINE or a (qualified) name.

@@ -149,6 +149,13 @@ func printStatus(st index.Status) {
 	}
 	fmt.Printf("%s (%s)\n  revision  %s, indexed %s, %s\n  files     %d (%d partial)\n  symbols   %d (%d pending embedding, model %s)\n  edges     %d (%d resolved)\n",
 		st.Name, st.Root, rev, last, fresh, st.Files, st.Partial, st.Symbols, st.PendingEmbedding, st.EmbeddingModel, st.Edges, st.ResolvedEdges)
+	if len(st.Languages) > 0 {
+		parts := make([]string, 0, len(st.Languages))
+		for _, l := range st.Languages {
+			parts = append(parts, fmt.Sprintf("%s %d", l.Language, l.Files))
+		}
+		fmt.Printf("  languages %s\n", strings.Join(parts, ", "))
+	}
 	if len(st.Skipped) > 0 {
 		var parts []string
 		for reason, n := range st.Skipped {

@@ -5,13 +5,10 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -27,9 +24,10 @@ import (
 const refreshTimeout = 3 * time.Second
 
 // cacheFile is the cache of the project at root: --cache / $SPELUNK_CACHE, else,
-// for a database given by URL (--db or $SPELUNK_DATABASE_URL), a file under
-// $XDG_CACHE_HOME/spelunk/ named after the database, tenant and project. "" means
-// no cache: --cache off, or the embedded cluster on this machine, which needs none.
+// for a database given by URL (--db or $SPELUNK_DATABASE_URL), the default file
+// of that database, tenant and project (memcache.DefaultPath). "" means no
+// cache: --cache off, or the embedded cluster on this machine, which needs none.
+// The CLI, the TUI and spelunk mcp all take their cache from here.
 func cacheFile(g *globals, root string) (string, error) {
 	switch g.cache {
 	case "off":
@@ -45,13 +43,7 @@ func cacheFile(g *globals, root string) (string, error) {
 	if url == "" {
 		return "", nil
 	}
-	dir, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("cache directory: %w", err)
-	}
-	db := sha256.Sum256([]byte(pg.RedactURL(url) + "\x00" + g.tenant))
-	proj := sha256.Sum256([]byte(root))
-	return filepath.Join(dir, "spelunk", hex.EncodeToString(db[:8]), hex.EncodeToString(proj[:8])+".db"), nil
+	return memcache.DefaultPath(url, g.tenant, root)
 }
 
 // cacheSession is an open cache and, when reachable, its core.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -70,7 +71,14 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 	if f := cmd.Flags().Lookup("query"); f != nil {
 		cfg.Query = f.Value.String()
 	}
-	b := backend.New(db, rec, emb, backend.Options{Actor: actor()})
+	// Memory is served from the local cache when one is configured; its queue and
+	// sync errors show in the status bar (io.Discard: the UI owns the screen).
+	cl, stopCache, err := memoryClient(ctx, g, root, db, rec.ID, emb, io.Discard)
+	if err != nil {
+		return err
+	}
+	defer stopCache() // before the pool closes
+	b := backend.New(db, rec, emb, backend.Options{Actor: actor(), Cache: cl})
 	if noWatch, _ := cmd.Flags().GetBool("no-watch"); !noWatch {
 		wctx, stop := context.WithCancel(ctx)
 		var wait func()

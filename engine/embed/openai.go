@@ -16,10 +16,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // OpenAI defaults.
@@ -227,35 +228,15 @@ func (o *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error)
 		return out, nil
 	}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		wg       sync.WaitGroup
-		once     sync.Once
-		firstErr error
-		sem      = make(chan struct{}, o.cfg.Concurrency)
-	)
-	for start := 0; start < len(texts); start += bs {
+	// The first failure cancels the batches in flight and stops new ones.
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(o.cfg.Concurrency)
+	for start := 0; start < len(texts) && gctx.Err() == nil; start += bs {
 		end := min(start+bs, len(texts))
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			if err := o.embedBatch(ctx, texts[start:end], out[start:end]); err != nil {
-				once.Do(func() { firstErr = err; cancel() })
-			}
-		}()
+		g.Go(func() error { return o.embedBatch(gctx, texts[start:end], out[start:end]) })
 	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed via %s: %w", o.endpoint, err)

@@ -133,11 +133,21 @@ type Report struct {
 	PerQuery []QueryOutcome `json:"per_query,omitempty"`
 }
 
-// QueryOutcome is where one query's first correct answer Ranked per config.
+// QueryOutcome is where one query's first correct answer Ranked per config, and
+// where each expected answer did.
 type QueryOutcome struct {
-	ID    string         `json:"id"`
-	Kind  string         `json:"kind"`
-	Ranks map[string]int `json:"ranks"`
+	ID      string         `json:"id"`
+	Kind    string         `json:"kind"`
+	Query   string         `json:"query"`
+	Ranks   map[string]int `json:"ranks"`
+	Answers []AnswerRanks  `json:"answers,omitempty"`
+}
+
+// AnswerRanks is where one expected answer ranked per config (0 = not in the
+// top 10).
+type AnswerRanks struct {
+	Expect Expect         `json:"expect"`
+	Ranks  map[string]int `json:"ranks"`
 }
 
 // Configs evaluated, in report order.
@@ -189,7 +199,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 	samples := map[string][]sample{}
 	rep := &Report{Queries: len(qs)}
 	for _, q := range qs {
-		out := QueryOutcome{ID: q.ID, Kind: q.Kind, Ranks: map[string]int{}}
+		out := newOutcome(q)
 		for _, cfg := range configs {
 			start := time.Now()
 			items, err := r.retrieve(ctx, cfg, q)
@@ -207,7 +217,7 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 				s.set = &c
 			}
 			samples[cfg] = append(samples[cfg], s)
-			out.Ranks[cfg] = m.firstRank
+			out.record(cfg, m.firstRank, items, q.Expect)
 		}
 		if err := r.graphAtConfidence(ctx, q, samplesAdder(func(cfg string, c setCounts) {
 			samples[cfg] = append(samples[cfg], sample{kind: q.Kind, tags: q.Tags, set: &c})

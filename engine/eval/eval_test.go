@@ -2,6 +2,8 @@ package eval_test
 
 import (
 	"context"
+	"flag"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 	"github.com/spelunkhq/spelunk/engine/search"
+	goldenfile "github.com/spelunkhq/spelunk/internal/golden"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -33,11 +36,18 @@ func TestReadRejectsBadLines(t *testing.T) {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite "+rankingsGolden+" from this run")
+
+// rankingsGolden records where each expected answer of the fixture eval ranked.
+const rankingsGolden = "../../testdata/eval/fixture.rankings.golden"
+
 // TestFixtureEval runs the committed query set: the README table comes from the same
 // run with the GloVe embedder (spelunk eval); here the hashing embedder keeps the
-// test independent of installed data, so only floors and the fusion rule are checked.
+// test independent of installed data. It checks floors and the fusion rule, and
+// the ranking golden: where every expected answer ranked under every config, so
+// that a change of weights or scoring is reviewed as a diff of ranks.
 func TestFixtureEval(t *testing.T) {
-	fx := indextest.Fixture(t)
+	fx := indextest.FixtureOrdered(t)
 	qs, err := eval.Load(filepath.Join(indextest.FixtureDir(), "..", "eval", "fixture.jsonl"))
 	if err != nil {
 		t.Fatal(err)
@@ -50,6 +60,13 @@ func TestFixtureEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var golden strings.Builder
+	fmt.Fprintf(&golden, "# Ranking golden: testdata/eval/fixture.jsonl on testdata/fixture, hashing embedder (%d dims).\n", fx.Emb.Dims())
+	fmt.Fprintf(&golden, "# Rank of the first correct item and of each expected answer in the top 10, per config (- = absent).\n\n")
+	if err := eval.WriteRankings(&golden, rep); err != nil {
+		t.Fatal(err)
+	}
+	goldenfile.Check(t, rankingsGolden, golden.String(), *update, "go test ./engine/eval -run TestFixtureEval -update")
 	get := func(config, kind string) eval.Metrics {
 		for _, m := range rep.Results {
 			if m.Config == config && m.Kind == kind {

@@ -13,6 +13,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/engine/search"
 )
 
 // TestFullKeepsServing: while a full run rewrites the repository, every file and
@@ -23,9 +24,11 @@ func TestFullKeepsServing(t *testing.T) {
 	repo := fixtureRepo(t)
 	ctx := context.Background()
 	ix := index.New(db, hashing())
-	if _, err := ix.Index(ctx, repo, index.Options{}); err != nil {
+	first, err := ix.Index(ctx, repo, index.Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
+	searcher := search.New(db, first.RepositoryID, hashing())
 	git(t, repo, "rm", "-q", "js/lib/money.js")
 	git(t, repo, "commit", "-q", "-m", "drop money.js")
 	var files int
@@ -51,6 +54,18 @@ func TestFullKeepsServing(t *testing.T) {
 		if err != nil || n != files || refund != 1 {
 			problems = append(problems, fmt.Sprintf("after %d of %d files: %d of %d files, %d IssueRefund (%v)",
 				p.FilesDone, p.FilesTotal, n, files, refund, err))
+		}
+		// What a person sees: a search finds it, as before the run.
+		resp, err := searcher.Search(ctx, "IssueRefund", search.Options{})
+		if err != nil || len(resp.Results) == 0 || resp.Results[0].Name != "IssueRefund" {
+			var got []string
+			if resp != nil {
+				for _, r := range resp.Results[:min(3, len(resp.Results))] {
+					got = append(got, r.QualifiedName)
+				}
+			}
+			problems = append(problems, fmt.Sprintf("after %d of %d files: search IssueRefund: %v, first results %v",
+				p.FilesDone, p.FilesTotal, err, got))
 		}
 	}
 	sum, err := ix.Index(ctx, repo, opts)

@@ -433,6 +433,9 @@ func prepare(t target, data []byte, readErr error, resolver *importResolver, sop
 		return p
 	}
 	p.file = f
+	if f.Language != "" {
+		p.language = f.Language // sniffed from the content: a .h file may be C++
+	}
 	p.notes = append(p.notes, f.Notes...)
 	if f.Partial {
 		p.status = "partial"

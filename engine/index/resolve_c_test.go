@@ -81,3 +81,39 @@ func TestCDeclarationEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestSniffedHeaderLanguage: a .h file whose content is C++ is stored as C++
+// (files and symbols alike), so that status counts it as C++, the TUI
+// highlights it as C++ and the C++ resolution rules apply to its calls (an
+// implicit this->bump() inside the class resolves to the sibling method).
+func TestSniffedHeaderLanguage(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, map[string]string{
+		"counter.h": "#pragma once\nnamespace geo {\nclass Counter {\n public:\n  int next() { return bump() + 1; }\n  int bump() { return n_++; }\n private:\n  int n_ = 0;\n};\n}\n",
+		"plain.h":   "#ifndef PLAIN_H\n#define PLAIN_H\nint add(int a, int b);\n#endif\n",
+	})
+	if _, err := index.New(db, hashing()).Index(context.Background(), repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"counter.h": "cpp", "plain.h": "c"} {
+		var file, sym string
+		err := db.Pool.QueryRow(context.Background(), `SELECT f.language, s.language FROM files f
+			JOIN symbols s ON s.file_id = f.id WHERE f.path = $1 LIMIT 1`, path).Scan(&file, &sym)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if file != want || sym != want {
+			t.Errorf("%s: file language %s, symbol language %s, want %s", path, file, sym, want)
+		}
+	}
+	var target, conf string
+	err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(t.qualified_name, ''), e.confidence
+		FROM edges e LEFT JOIN symbols t ON t.id = e.target_id
+		WHERE e.path = 'counter.h' AND e.kind = 'calls' AND e.target_name = 'bump'`).Scan(&target, &conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if target != "geo.Counter.bump" || conf == "unresolved" {
+		t.Errorf("next -> bump: %q (%s), want geo.Counter.bump", target, conf)
+	}
+}

@@ -22,6 +22,7 @@ type Status struct {
 	PendingEmbedding int              `json:"pending_embedding"`
 	Partial          int              `json:"partial_files"`
 	Skipped          map[string]int   `json:"skipped"`
+	Languages        []LanguageFiles  `json:"languages"`
 	Secrets          []FileSecretNote `json:"secrets_redacted,omitempty"`
 	Head             string           `json:"head,omitempty"`
 	Stale            bool             `json:"stale"`
@@ -30,6 +31,13 @@ type Status struct {
 	// added or deleted since they were indexed), when HEAD is the indexed commit.
 	StaleFiles  int  `json:"stale_files,omitempty"`
 	Interrupted bool `json:"interrupted"`
+}
+
+// LanguageFiles counts the files indexed in one language ("text" for the
+// files no grammar parses).
+type LanguageFiles struct {
+	Language string `json:"language"`
+	Files    int    `json:"files"`
 }
 
 // FileSecretNote counts the secrets redacted in one file.
@@ -68,6 +76,9 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 	if err != nil {
 		return st, fmt.Errorf("repository status: %w", err)
 	}
+	if st.Languages, err = languageFiles(ctx, db, rec.ID); err != nil {
+		return st, err
+	}
 	rows, err = db.Pool.Query(ctx, `SELECT path, secrets_redacted FROM files
 		WHERE repository_id = $1 AND secrets_redacted > 0 ORDER BY path`, rec.ID)
 	if err != nil {
@@ -99,6 +110,21 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 		}
 	}
 	return st, nil
+}
+
+// languageFiles counts the repository's indexed (or partial) files by
+// language, most files first.
+func languageFiles(ctx context.Context, db *pg.DB, repoID int64) ([]LanguageFiles, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT coalesce(language, 'unknown'), count(*) FROM files
+		WHERE repository_id = $1 AND status <> 'skipped' GROUP BY 1 ORDER BY 2 DESC, 1`, repoID)
+	if err != nil {
+		return nil, fmt.Errorf("repository status: %w", err)
+	}
+	langs, err := pgx.CollectRows(rows, pgx.RowToStructByPos[LanguageFiles])
+	if err != nil {
+		return nil, fmt.Errorf("repository status: files by language: %w", err)
+	}
+	return langs, nil
 }
 
 // diskStatus marks st stale when files on disk differ from the index of the

@@ -47,7 +47,7 @@ func ref(s symbols.Symbol) SymbolRef {
 // markStale sets Stale on the symbols whose files changed on disk since they
 // were indexed (engine/fresh: one query, a stat per file).
 func (s *Server) markStale(ctx context.Context, syms ...*symbols.Symbol) error {
-	if err := s.fresh.Mark(ctx, syms...); err != nil {
+	if err := s.repo(ctx).fresh.Mark(ctx, syms...); err != nil {
 		return fmt.Errorf("check freshness: %w", err)
 	}
 	return nil
@@ -62,25 +62,15 @@ func pointers(syms []symbols.Symbol) []*symbols.Symbol {
 	return out
 }
 
-func (s *Server) registerCode() {
-	addTool(s, "search_code", "Hybrid code search (symbol, full-text, semantic and graph channels fused); results with path:lines and a per-channel score explanation, no bodies; granularity files ranks files instead, each with its best definitions.", indexedOnly(s, s.searchCode))
-	addTool(s, "search_symbols", "Find symbols by name or name substring, optionally by kind and path prefix; metadata only, no bodies.", indexedOnly(s, s.searchSymbols))
-	addTool(s, "read_symbol", "Read one symbol's source by id, by (qualified) name, or by path and line range; capped in size, never a whole large file.", indexedOnly(s, s.readSymbol))
-	addTool(s, "find_callers", "List the symbols that call (or inherit from) a symbol, up to depth hops; with relation reads or writes, the definitions that read or write a field (who mutates Account.balance?).", indexedOnly(s, s.walker(graph.Callers)))
-	addTool(s, "find_callees", "List the symbols a symbol calls, up to depth hops, plus calls into code outside the repository by name.", indexedOnly(s, s.walker(graph.Callees)))
-	addTool(s, "find_imports", "List what a file imports, or which files import a file, directory or module, up to depth hops.", indexedOnly(s, s.findImports))
-	addTool(s, "index_file", "Index a working-tree file of the repository now (revision working-tree) and list its symbols.", s.indexFile)
-	addTool(s, "retrieve_context", "Hybrid search packed into whole symbols under a token budget: prompt-ready source with its sources listed.", indexedOnly(s, s.retrieveContext))
-}
-
 // search_symbols
 
 // SearchSymbolsIn is the input of search_symbols.
 type SearchSymbolsIn struct {
-	Query string `json:"query" jsonschema:"a name, qualified name or part of one (case-insensitive)"`
-	Kind  string `json:"kind,omitempty" jsonschema:"only this kind: function, method, class, struct, interface, type, ...; field (struct and class fields) only when asked"`
-	Path  string `json:"path,omitempty" jsonschema:"only this file, or files under this directory (relative to the repository root)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of results, 1-100 (default 20)"`
+	RepoArg
+	Query string `json:"query" jsonschema:"a name or part of one, case-insensitive"`
+	Kind  string `json:"kind,omitempty" jsonschema:"function, method, class, struct, field, ... (fields only when asked)"`
+	Path  string `json:"path,omitempty" jsonschema:"a file or directory"`
+	Limit int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
 
 // SymbolsOut is a list of symbols.
@@ -111,9 +101,12 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 	if err != nil {
 		return SymbolsOut{}, err
 	}
+	if kind != "" && !symbols.ValidKind(kind) {
+		return SymbolsOut{}, argError("kind must be one of %s (got %q)", strings.Join(symbols.Kinds, ", "), kind)
+	}
 	var p string
 	if in.Path != "" {
-		if p, err = s.relPath("path", in.Path); err != nil {
+		if p, err = s.relPath(ctx, "path", in.Path); err != nil {
 			return SymbolsOut{}, err
 		}
 	}
@@ -123,7 +116,7 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 	}
 	lq := strings.ToLower(q)
 	pattern := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(lq) + "%"
-	rows, err := s.cfg.DB.Pool.Query(ctx, searchSymbolsSQL, s.cfg.RepoID, pattern, kind, p, lq, limit+1)
+	rows, err := s.cfg.DB.Pool.Query(ctx, searchSymbolsSQL, s.repo(ctx).ID, pattern, kind, p, lq, limit+1)
 	if err != nil {
 		return SymbolsOut{}, fmt.Errorf("search symbols: %w", err)
 	}
@@ -149,11 +142,12 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 // ReadSymbolIn is the input of read_symbol: id, or name (with an optional path to
 // choose among same-named symbols), or path with start_line (and end_line).
 type ReadSymbolIn struct {
-	ID        int64  `json:"id,omitempty" jsonschema:"a symbol id from another tool's result"`
-	Name      string `json:"name,omitempty" jsonschema:"plain or qualified name: Refund, Cart.add, billing.Refund"`
-	Path      string `json:"path,omitempty" jsonschema:"a file relative to the repository root: narrows name, or with start_line picks the symbol at that line"`
-	StartLine int    `json:"start_line,omitempty" jsonschema:"first line wanted (1-based), with path"`
-	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line wanted (default start_line's whole symbol)"`
+	RepoArg
+	ID        int64  `json:"id,omitempty" jsonschema:"a symbol id"`
+	Name      string `json:"name,omitempty" jsonschema:"plain or qualified: Refund, Cart.add"`
+	Path      string `json:"path,omitempty" jsonschema:"narrows name; with start_line, reads there"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"1-based"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"default: the end of the symbol"`
 }
 
 // ReadSymbolOut is a symbol's source.
@@ -174,7 +168,7 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 	var p string
 	var err error
 	if in.Path != "" {
-		if p, err = s.relPath("path", in.Path); err != nil {
+		if p, err = s.relPath(ctx, "path", in.Path); err != nil {
 			return out, err
 		}
 	}
@@ -188,7 +182,7 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 		if err != nil {
 			return out, err
 		}
-		syms, err := symbols.Find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+		syms, err := symbols.Find(ctx, s.cfg.DB, s.repo(ctx).ID, name, p)
 		if errors.Is(err, symbols.ErrNotFound) {
 			return out, fmt.Errorf("unknown symbol %q%s: try search_symbols or search_code", name, inPath(p))
 		}
@@ -213,7 +207,7 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 		if in.EndLine != 0 && in.EndLine-in.StartLine+1 > maxReadLines {
 			return out, argError("line range %d-%d is %d lines; the limit is %d", in.StartLine, in.EndLine, in.EndLine-in.StartLine+1, maxReadLines)
 		}
-		sym, err := symbols.At(ctx, s.cfg.DB, s.cfg.RepoID, p, in.StartLine)
+		sym, err := symbols.At(ctx, s.cfg.DB, s.repo(ctx).ID, p, in.StartLine)
 		if errors.Is(err, symbols.ErrNotFound) {
 			return out, fmt.Errorf("no indexed symbol covers %s:%d (check the path and line; search_symbols lists a file's symbols)", p, in.StartLine)
 		}
@@ -224,7 +218,7 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 	default:
 		return out, argError("give id, name, or path with start_line")
 	}
-	sym, err := symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, id)
+	sym, err := symbols.Get(ctx, s.cfg.DB, s.repo(ctx).ID, id)
 	if errors.Is(err, symbols.ErrNotFound) {
 		return out, fmt.Errorf("unknown symbol id %d in this repository", id)
 	}
@@ -282,10 +276,11 @@ func inPath(p string) string {
 
 // ImportsIn is the input of find_imports.
 type ImportsIn struct {
-	Path      string `json:"path" jsonschema:"a file (or Go package directory) relative to the repository root; for importers also an external module as written (react, os)"`
-	Direction string `json:"direction,omitempty" jsonschema:"imports (what path imports, the default) or importers (what imports path)"`
-	Depth     int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"number of links, 1-100 (default 50)"`
+	RepoArg
+	Path      string `json:"path" jsonschema:"a file or directory; for importers also a module (react)"`
+	Direction string `json:"direction,omitempty" jsonschema:"imports (default) or importers"`
+	Depth     int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
 }
 
 // ImportLink is one import relation.
@@ -306,7 +301,7 @@ type ImportsOut struct {
 
 func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in ImportsIn) (ImportsOut, error) {
 	var out ImportsOut
-	p, err := s.relPath("path", in.Path)
+	p, err := s.relPath(ctx, "path", in.Path)
 	if err != nil {
 		return out, err
 	}
@@ -321,10 +316,10 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 	switch in.Direction {
 	case "", "imports":
 		out.Direction = "imports"
-		links, err = graph.Imports(ctx, s.cfg.DB, s.cfg.RepoID, p, max(in.Depth, 1))
+		links, err = graph.Imports(ctx, s.cfg.DB, s.repo(ctx).ID, p, max(in.Depth, 1))
 	case "importers":
 		out.Direction = "importers"
-		links, err = graph.Importers(ctx, s.cfg.DB, s.cfg.RepoID, p, max(in.Depth, 1))
+		links, err = graph.Importers(ctx, s.cfg.DB, s.repo(ctx).ID, p, max(in.Depth, 1))
 	default:
 		return out, argError("direction must be imports or importers (got %q)", in.Direction)
 	}
@@ -346,7 +341,8 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 
 // IndexFileIn is the input of index_file.
 type IndexFileIn struct {
-	Path string `json:"path" jsonschema:"a file relative to the repository root"`
+	RepoArg
+	Path string `json:"path"`
 }
 
 // IndexFileOut is the output of index_file.
@@ -361,14 +357,15 @@ type IndexFileOut struct {
 
 func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in IndexFileIn) (IndexFileOut, error) {
 	var out IndexFileOut
-	p, err := s.relPath("path", in.Path)
+	b := s.repo(ctx)
+	p, err := s.relPath(ctx, "path", in.Path)
 	if err != nil {
 		return out, err
 	}
 	if p == ".git" || strings.HasPrefix(p, ".git/") {
 		return out, argError("path %q is inside .git; give a source file", p)
 	}
-	full := filepath.Join(s.cfg.Root, filepath.FromSlash(p))
+	full := filepath.Join(b.Root, filepath.FromSlash(p))
 	real, err := filepath.EvalSymlinks(full)
 	if errors.Is(err, os.ErrNotExist) {
 		return out, fmt.Errorf("no such file %s in the repository", p)
@@ -376,7 +373,7 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 	if err != nil {
 		return out, fmt.Errorf("index_file %s: %w", p, err)
 	}
-	if rel, err := filepath.Rel(s.cfg.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	if rel, err := filepath.Rel(b.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return out, argError("path %q is a link to %s, outside the repository", p, real)
 	}
 	fi, err := os.Stat(real)
@@ -386,15 +383,15 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 	if !fi.Mode().IsRegular() {
 		return out, argError("path %q is not a regular file", p)
 	}
-	s.indexMu.Lock()
+	b.indexMu.Lock()
 	// NoWait: an agent is better told "busy, try again" than held for the minutes
 	// another process's full index can take.
-	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, s.cfg.Root, index.Options{Paths: []string{p}, NoWait: true})
-	s.indexMu.Unlock()
+	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, b.Root, index.Options{Paths: []string{p}, NoWait: true})
+	b.indexMu.Unlock()
 	if err != nil {
 		return out, fmt.Errorf("index_file %s: %w", p, err)
 	}
-	syms, err := symbols.List(ctx, s.cfg.DB, s.cfg.RepoID, symbols.Filter{Path: p, Limit: maxLimit + 1})
+	syms, err := symbols.List(ctx, s.cfg.DB, s.repo(ctx).ID, symbols.Filter{Path: p, Limit: maxLimit + 1})
 	if err != nil {
 		return out, err
 	}
@@ -421,9 +418,10 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 
 // RetrieveContextIn is the input of retrieve_context.
 type RetrieveContextIn struct {
-	Query  string `json:"query" jsonschema:"what the context is for: an identifier or a question"`
-	Budget int    `json:"budget,omitempty" jsonschema:"token budget, 100-32000 (default 4000); whole symbols only"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many symbols, 1-100 (default 20)"`
+	RepoArg
+	Query  string `json:"query" jsonschema:"a name or a question"`
+	Budget int    `json:"budget,omitempty" jsonschema:"tokens, 100-32000, default 4000"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"symbols, 1-100, default 20"`
 }
 
 // ContextSource is one symbol packed into the context.

@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,7 +21,7 @@ func TestToolsSayStale(t *testing.T) {
 		return call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"})
 	}
 	out := search()
-	if len(out.Results) == 0 || out.Results[0].Path != "billing/refund.go" || out.Results[0].Revision == "" {
+	if len(out.Results) == 0 || hitPath(out.Results[0]) != "billing/refund.go" || out.Revision == "" {
 		t.Fatalf("search_code: %+v", out.Results)
 	}
 	if raw := rawCall(t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"}); strings.Contains(raw, `"stale"`) {
@@ -38,14 +37,14 @@ func TestToolsSayStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, r := range search().Results {
-		if r.Stale != (r.Path == "billing/refund.go") {
-			t.Errorf("search_code after editing refund.go: %s %s stale %v", r.Path, r.Name, r.Stale)
+		if r.Stale != (hitPath(r) == "billing/refund.go") {
+			t.Errorf("search_code after editing refund.go: %s %s stale %v", r.Lines, r.Name, r.Stale)
 		}
 	}
 	files := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund", "granularity": "files"})
 	for _, f := range files.Files {
-		if f.Revision == "" || f.Stale != (f.Path == "billing/refund.go") {
-			t.Errorf("search_code files: %s revision %q stale %v", f.Path, f.Revision, f.Stale)
+		if files.Revision == "" || f.Stale != (f.Path == "billing/refund.go") {
+			t.Errorf("search_code files: %s revision %q stale %v", f.Path, files.Revision, f.Stale)
 		}
 	}
 	if got := call[mcpserver.ReadSymbolOut](t, cs, "read_symbol", map[string]any{"name": "Invoice.IsEligibleForRefund"}); !got.Symbol.Stale {
@@ -84,21 +83,17 @@ func TestToolsSayStale(t *testing.T) {
 	}
 	for _, r := range search().Results {
 		if r.Stale {
-			t.Errorf("after index_file: %s %s still stale", r.Path, r.Name)
+			t.Errorf("after index_file: %s %s still stale", r.Lines, r.Name)
 		}
 	}
 }
 
-// rawCall returns a tool's structured output as JSON, as the client sees it.
+// rawCall returns a tool's output as JSON, as the client sees it.
 func rawCall(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil || res.IsError {
 		t.Fatalf("%s: %v %v", name, err, res)
 	}
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(raw)
+	return resultText(res)
 }

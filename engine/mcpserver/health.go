@@ -38,18 +38,19 @@ func (e notIndexedError) Error() string {
 // requireIndexed fails with notIndexedError until an index run has finished for
 // the repository. Once one has, the answer is kept: an index is never un-done.
 func (s *Server) requireIndexed(ctx context.Context) error {
-	if s.indexed.Load() {
+	b := s.repo(ctx)
+	if b.indexed.Load() {
 		return nil
 	}
 	var done bool
-	err := s.cfg.DB.Pool.QueryRow(ctx, `SELECT last_indexed_at IS NOT NULL FROM repositories WHERE id = $1`, s.cfg.RepoID).Scan(&done)
+	err := s.cfg.DB.Pool.QueryRow(ctx, `SELECT last_indexed_at IS NOT NULL FROM repositories WHERE id = $1`, b.ID).Scan(&done)
 	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("check the repository is indexed: %w", err)
 	}
 	if !done {
-		return notIndexedError{s.cfg.Root}
+		return notIndexedError{b.Root}
 	}
-	s.indexed.Store(true)
+	b.indexed.Store(true)
 	return nil
 }
 

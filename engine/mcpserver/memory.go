@@ -12,16 +12,8 @@ import (
 	"github.com/spelunkhq/spelunk/engine/memory"
 )
 
-func (s *Server) registerMemory() {
-	addTool(s, "remember", "Record a memory (fact, decision, rule or episode); one that contradicts another comes back DISPUTED with the conflict id.", s.remember)
-	addTool(s, "recall", "Search the project's live memories by meaning and words.", s.recall)
-	addTool(s, "briefing", "What to know before working, in one call: top memories, nuggets, the latest state, open conflicts.", s.briefing)
-	addTool(s, "supersede_memory", "Mark a memory as replaced by a newer one (kept for lineage).", s.supersede)
-	addTool(s, "invalidate_memory", "Tombstone a memory that no longer holds, with the reason (kept for audit).", s.invalidate)
-	addTool(s, "set_nugget", "Set a project-wide key/value fact; last write wins, every write is kept.", s.setNugget)
-	addTool(s, "list_conflicts", "List memory conflicts (open by default) with the contradicting memories.", s.listConflicts)
-	addTool(s, "resolve_conflict", "Resolve a memory conflict (keep one, keep both, merge, invalidate one); only when the server allows it, else a person resolves it.", s.resolveConflict)
-}
+// mem is the memory store of the call's repository.
+func (s *Server) mem(ctx context.Context) MemoryStore { return s.repo(ctx).mem }
 
 // maxMemoryText clips memory content in results.
 const maxMemoryText = 2000
@@ -84,14 +76,20 @@ func memError(err error) error {
 	return err
 }
 
+// AuthorArg is the author argument of the memory tools that write.
+type AuthorArg struct {
+	Author string `json:"author,omitempty"` // default: the client's name
+}
+
 // remember
 
 // RememberIn is the input of remember.
 type RememberIn struct {
-	Text    string   `json:"text" jsonschema:"the statement to remember (at most 64 KiB)"`
-	Kind    string   `json:"kind,omitempty" jsonschema:"fact (default), decision, rule or episode"`
-	Author  string   `json:"author,omitempty" jsonschema:"who records it (default: the client's name)"`
-	Parents []string `json:"parents,omitempty" jsonschema:"ids of memories this one corrects or refines"`
+	RepoArg
+	Text string `json:"text" jsonschema:"at most 64 KiB"`
+	Kind string `json:"kind,omitempty" jsonschema:"fact (default), decision, rule, episode"`
+	AuthorArg
+	Parents []string `json:"parents,omitempty" jsonschema:"memory ids it corrects or refines"`
 }
 
 // ConflictOut is a memory conflict.
@@ -139,14 +137,14 @@ func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in Reme
 	if err != nil {
 		return out, err
 	}
-	a, err := s.mem.Add(ctx, memory.NewMemory{Kind: kind, Author: who, Text: in.Text, Parents: in.Parents})
+	a, err := s.mem(ctx).Add(ctx, memory.NewMemory{Kind: kind, Author: who, Text: in.Text, Parents: in.Parents})
 	if err != nil {
 		return out, memError(err)
 	}
 	out.ID, out.Status, out.ConflictID, out.Corrected = a.Memory.ID, string(a.Memory.Status), a.ConflictID, a.Corrected
 	switch {
 	case a.ConflictID != "":
-		d, err := s.mem.Conflict(ctx, a.ConflictID)
+		d, err := s.mem(ctx).Conflict(ctx, a.ConflictID)
 		if err != nil {
 			return out, memError(err)
 		}
@@ -178,8 +176,9 @@ func short(id string) string {
 
 // RecallIn is the input of recall.
 type RecallIn struct {
-	Query string `json:"query" jsonschema:"what to look for"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of memories, 1-40 (default 10)"`
+	RepoArg
+	Query string `json:"query" `
+	Limit int    `json:"limit,omitempty" jsonschema:"1-40, default 10"`
 }
 
 // RecallHit is a memory found by recall.
@@ -205,7 +204,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if err != nil {
 		return RecallOut{}, err
 	}
-	res, err := s.mem.Search(ctx, q, limit)
+	res, err := s.mem(ctx).Search(ctx, q, limit)
 	if err != nil {
 		return RecallOut{}, memError(err)
 	}
@@ -220,8 +219,9 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 
 // BriefingIn is the input of briefing.
 type BriefingIn struct {
-	Query string `json:"query,omitempty" jsonschema:"the task at hand: memories are ranked by similarity to it (default: the most recent)"`
-	Limit int    `json:"limit,omitempty" jsonschema:"number of memories, 1-100 (default 10)"`
+	RepoArg
+	Query string `json:"query,omitempty" jsonschema:"the task: rank by it (default: recent)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"1-100, default 10"`
 }
 
 // BriefMemory is a memory in a briefing.
@@ -271,7 +271,7 @@ func (s *Server) briefing(ctx context.Context, _ *mcp.CallToolRequest, in Briefi
 	if err != nil {
 		return BriefingOut{}, err
 	}
-	b, err := s.mem.Briefing(ctx, memory.BriefingOptions{Query: q, Limit: limit})
+	b, err := s.mem(ctx).Briefing(ctx, memory.BriefingOptions{Query: q, Limit: limit})
 	if err != nil {
 		return BriefingOut{}, memError(err)
 	}
@@ -294,10 +294,11 @@ func (s *Server) briefing(ctx context.Context, _ *mcp.CallToolRequest, in Briefi
 
 // SupersedeIn is the input of supersede_memory.
 type SupersedeIn struct {
-	OldID  string `json:"old_id" jsonschema:"the memory replaced (id or unique prefix)"`
-	NewID  string `json:"new_id" jsonschema:"the memory that replaces it"`
+	RepoArg
+	OldID  string `json:"old_id" jsonschema:"id or unique prefix"`
+	NewID  string `json:"new_id" `
 	Reason string `json:"reason,omitempty"`
-	Author string `json:"author,omitempty" jsonschema:"who decides (default: the client's name)"`
+	AuthorArg
 }
 
 func (s *Server) supersede(ctx context.Context, req *mcp.CallToolRequest, in SupersedeIn) (MemoryRef, error) {
@@ -310,7 +311,7 @@ func (s *Server) supersede(ctx context.Context, req *mcp.CallToolRequest, in Sup
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem.Supersede(ctx, in.OldID, in.NewID, who, in.Reason)
+	m, err := s.mem(ctx).Supersede(ctx, in.OldID, in.NewID, who, in.Reason)
 	if err != nil {
 		return MemoryRef{}, memError(err)
 	}
@@ -319,9 +320,10 @@ func (s *Server) supersede(ctx context.Context, req *mcp.CallToolRequest, in Sup
 
 // InvalidateIn is the input of invalidate_memory.
 type InvalidateIn struct {
-	ID     string `json:"id" jsonschema:"the memory (id or unique prefix)"`
-	Reason string `json:"reason" jsonschema:"why it no longer holds"`
-	Author string `json:"author,omitempty" jsonschema:"who decides (default: the client's name)"`
+	RepoArg
+	ID     string `json:"id" jsonschema:"id or unique prefix"`
+	Reason string `json:"reason" `
+	AuthorArg
 }
 
 func (s *Server) invalidate(ctx context.Context, req *mcp.CallToolRequest, in InvalidateIn) (MemoryRef, error) {
@@ -335,7 +337,7 @@ func (s *Server) invalidate(ctx context.Context, req *mcp.CallToolRequest, in In
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem.Invalidate(ctx, in.ID, who, in.Reason)
+	m, err := s.mem(ctx).Invalidate(ctx, in.ID, who, in.Reason)
 	if err != nil {
 		return MemoryRef{}, memError(err)
 	}
@@ -346,9 +348,10 @@ func (s *Server) invalidate(ctx context.Context, req *mcp.CallToolRequest, in In
 
 // NuggetIn is the input of set_nugget.
 type NuggetIn struct {
-	Key    string `json:"key" jsonschema:"the key, e.g. db.port or release.branch"`
-	Value  string `json:"value"`
-	Author string `json:"author,omitempty" jsonschema:"who writes (default: the client's name)"`
+	RepoArg
+	Key   string `json:"key" jsonschema:"e.g. db.port"`
+	Value string `json:"value"`
+	AuthorArg
 }
 
 // NuggetSetOut is the output of set_nugget.
@@ -368,7 +371,7 @@ func (s *Server) setNugget(ctx context.Context, req *mcp.CallToolRequest, in Nug
 	if err != nil {
 		return NuggetSetOut{}, err
 	}
-	r, err := s.mem.SetNugget(ctx, memory.NuggetWrite{Key: in.Key, Value: in.Value, Author: who})
+	r, err := s.mem(ctx).SetNugget(ctx, memory.NuggetWrite{Key: in.Key, Value: in.Value, Author: who})
 	if err != nil {
 		return NuggetSetOut{}, memError(err)
 	}
@@ -380,8 +383,9 @@ func (s *Server) setNugget(ctx context.Context, req *mcp.CallToolRequest, in Nug
 
 // ConflictsIn is the input of list_conflicts.
 type ConflictsIn struct {
-	Status string `json:"status,omitempty" jsonschema:"open (default), resolved or all"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"number of conflicts, 1-100 (default 20)"`
+	RepoArg
+	Status string `json:"status,omitempty" jsonschema:"open (default), resolved, all"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
 
 // ConflictsOut is the output of list_conflicts.
@@ -405,7 +409,7 @@ func (s *Server) listConflicts(ctx context.Context, _ *mcp.CallToolRequest, in C
 	if err != nil {
 		return ConflictsOut{}, err
 	}
-	cs, err := s.mem.Conflicts(ctx, st)
+	cs, err := s.mem(ctx).Conflicts(ctx, st)
 	if err != nil {
 		return ConflictsOut{}, memError(err)
 	}
@@ -414,7 +418,7 @@ func (s *Server) listConflicts(ctx context.Context, _ *mcp.CallToolRequest, in C
 		cs, out.Truncated = cs[:limit], true
 	}
 	for _, c := range cs {
-		d, err := s.mem.Conflict(ctx, c.ID)
+		d, err := s.mem(ctx).Conflict(ctx, c.ID)
 		if err != nil {
 			return ConflictsOut{}, memError(err)
 		}
@@ -427,12 +431,13 @@ func (s *Server) listConflicts(ctx context.Context, _ *mcp.CallToolRequest, in C
 
 // ResolveIn is the input of resolve_conflict.
 type ResolveIn struct {
-	ConflictID string `json:"conflict_id" jsonschema:"the conflict (id or unique prefix)"`
-	Action     string `json:"action" jsonschema:"keep (memory wins, the others are superseded), both (all stand), merge (text replaces all), invalidate (memory is tombstoned)"`
-	Memory     string `json:"memory,omitempty" jsonschema:"for keep and invalidate: the side (a, b, ...) or memory id"`
-	Text       string `json:"text,omitempty" jsonschema:"for merge: the statement that replaces all sides"`
-	Note       string `json:"note,omitempty" jsonschema:"why"`
-	Author     string `json:"author,omitempty" jsonschema:"who resolves (default: the client's name)"`
+	RepoArg
+	ConflictID string `json:"conflict_id" jsonschema:"id or unique prefix"`
+	Action     string `json:"action" jsonschema:"keep (memory wins), both, merge (text replaces all), invalidate (memory)"`
+	Memory     string `json:"memory,omitempty" jsonschema:"a side (a, b, ...) or memory id"`
+	Text       string `json:"text,omitempty" `
+	Note       string `json:"note,omitempty"`
+	AuthorArg
 }
 
 // ResolveOut is the output of resolve_conflict.
@@ -476,11 +481,11 @@ func (s *Server) resolveConflict(ctx context.Context, req *mcp.CallToolRequest, 
 	if r.Action == memory.ResolveMerge && strings.TrimSpace(in.Text) == "" {
 		return ResolveOut{}, argError("action merge needs text: the statement that replaces the sides")
 	}
-	res, err := s.mem.Resolve(ctx, in.ConflictID, r)
+	res, err := s.mem(ctx).Resolve(ctx, in.ConflictID, r)
 	if err != nil {
 		return ResolveOut{}, memError(err)
 	}
-	d, err := s.mem.Conflict(ctx, res.Conflict.ID)
+	d, err := s.mem(ctx).Conflict(ctx, res.Conflict.ID)
 	if err != nil {
 		return ResolveOut{}, memError(err)
 	}

@@ -38,7 +38,7 @@ func TestNotIndexedIsAnError(t *testing.T) {
 		t.Fatalf("index_file: no symbols: %+v", ix)
 	}
 	out := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"})
-	if len(out.Results) == 0 || out.Results[0].Name != "IsEligibleForRefund" {
+	if len(out.Results) == 0 || baseName(out.Results[0].Name) != "IsEligibleForRefund" {
 		t.Fatalf("search_code after index_file: %+v", out.Results)
 	}
 }

@@ -94,7 +94,7 @@ func TestDatabaseOutageIsAnError(t *testing.T) {
 	}
 	// The pool reconnects: the very next call answers.
 	out := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"})
-	if len(out.Results) == 0 || out.Results[0].Name != "IsEligibleForRefund" {
+	if len(out.Results) == 0 || baseName(out.Results[0].Name) != "IsEligibleForRefund" {
 		t.Fatalf("after restart: %+v", out.Results)
 	}
 	ctxOut := call[mcpserver.RetrieveContextOut](t, cs, "retrieve_context", map[string]any{"query": "IsEligibleForRefund"})

@@ -22,14 +22,14 @@ func TestSearchCodeFiles(t *testing.T) {
 		t.Errorf("top file %s, want billing/refund.go (where IsEligibleForRefund is defined)", top.Path)
 	}
 	for i, f := range out.Files {
-		if f.Rank != i+1 || f.Score <= 0 || (i > 0 && f.Score > out.Files[i-1].Score) {
-			t.Errorf("file %d: rank %d score %v (previous %v)", i, f.Rank, f.Score, out.Files[max(i-1, 0)].Score)
+		if f.Score <= 0 || (i > 0 && f.Score > out.Files[i-1].Score) {
+			t.Errorf("file %d: score %v (previous %v)", i, f.Score, out.Files[max(i-1, 0)].Score)
 		}
 		if len(f.Definitions) == 0 {
 			t.Errorf("%s: no definitions listed", f.Path)
 		}
 		for j, d := range f.Definitions {
-			if !strings.HasPrefix(d.Lines, f.Path+":") || d.Kind == "" || d.QualifiedName == "" || d.ID == 0 {
+			if !strings.HasPrefix(d.Lines, f.Path+":") || d.Kind == "" || d.Name == "" || d.ID == 0 {
 				t.Errorf("%s definition %d: %+v", f.Path, j, d)
 			}
 			if j > 0 && d.Score > f.Definitions[j-1].Score {

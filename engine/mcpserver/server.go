@@ -7,13 +7,14 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
-	"sync"
-	"sync/atomic"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,12 +30,18 @@ import (
 // Embedder is the one embedding contract (engine/embed).
 type Embedder = embed.Embedder
 
-// Config binds a server to one repository of one tenant.
+// Config binds a server to an allowlist of repositories of one tenant.
 type Config struct {
 	DB     *pg.DB // opened for the tenant: row-level security scopes every query
 	Root   string // the repository root, absolute with symlinks resolved
 	RepoID int64  // the repository registered for Root in DB's tenant
+	// Repos are further repositories of the allowlist, after Root (or the whole
+	// allowlist when Root is empty); tools take a repository argument naming one.
+	Repos  []Repo
 	Tenant string // reported to clients; the scope itself is DB's
+	// Groups are the tool groups served (GroupCode, GroupMemory, GroupAdmin);
+	// nil = all.
+	Groups []string
 	// Embedder is the model the repository was indexed with; nil disables the dense
 	// channel and memory conflict detection.
 	Embedder Embedder
@@ -47,23 +54,38 @@ type Config struct {
 	Timeout time.Duration
 	// Logger receives recovered panics and server activity; nil = discard.
 	Logger *slog.Logger
+	// Memory serves the memory tools of the first repository (RepoID, else
+	// Repos[0]); nil = the core's memory store. spelunk mcp gives the local edge
+	// cache here (engine/memcache.Client) when one is configured. The other
+	// repositories' memory tools use the core's store.
+	Memory MemoryStore
 }
 
-// Server is the MCP server of one repository.
+// MemoryStore is what the memory tools use: memory.Store's methods, served by the
+// core or by the local cache.
+type MemoryStore interface {
+	Add(ctx context.Context, in memory.NewMemory) (memory.Added, error)
+	Search(ctx context.Context, query string, limit int) (memory.SearchResult, error)
+	Briefing(ctx context.Context, opts memory.BriefingOptions) (memory.Briefing, error)
+	Supersede(ctx context.Context, oldRef, newRef, actor, reason string) (memory.Memory, error)
+	Invalidate(ctx context.Context, ref, actor, reason string) (memory.Memory, error)
+	SetNugget(ctx context.Context, w memory.NuggetWrite) (memory.NuggetSet, error)
+	Conflicts(ctx context.Context, status memory.ConflictStatus) ([]memory.Conflict, error)
+	Conflict(ctx context.Context, ref string) (memory.ConflictDetail, error)
+	Resolve(ctx context.Context, ref string, r memory.Resolution) (memory.Resolved, error)
+}
+
+// Server is the MCP server of an allowlist of repositories.
 type Server struct {
-	cfg    Config
-	srv    *mcp.Server
-	search *search.Searcher
-	mem    *memory.Store
-	fresh  *fresh.Checker // marks results whose files changed since indexed
-	tools  []*mcp.Tool
-
-	indexMu sync.Mutex  // one working-tree index run at a time
-	indexed atomic.Bool // an index run has finished: requireIndexed need not ask again
+	cfg   Config
+	srv   *mcp.Server
+	repos []*binding // the allowlist, the default first; never empty
+	tools []*mcp.Tool
 }
 
-// New returns a server with every tool registered. A Config with no database still
-// lists the tools (for --print-tool-hashes); calling them then fails.
+// New returns a server with the tools of cfg.Groups registered. A Config with no
+// database still lists the tools (for --print-tool-hashes); calling them then fails.
+// Check cfg.Groups with CheckGroups first: an unknown group here serves nothing.
 func New(cfg Config) *Server {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
@@ -77,24 +99,49 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "spelunk", Title: "spelunk code search and agent memory", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
-	if cfg.DB != nil {
-		var emb search.Embedder
-		var memEmb memory.Embedder
-		if cfg.Embedder != nil {
-			emb, memEmb = cfg.Embedder, cfg.Embedder
-		}
-		s.search = search.New(cfg.DB, cfg.RepoID, emb)
-		s.mem = memory.New(cfg.DB, cfg.RepoID, memory.Options{Embedder: memEmb})
-		s.fresh = fresh.New(cfg.DB, cfg.RepoID, cfg.Root, fresh.Options{})
+	repos := cfg.Repos
+	if cfg.Root != "" || len(repos) == 0 {
+		repos = append([]Repo{{ID: cfg.RepoID, Root: cfg.Root}}, repos...)
 	}
-	s.registerCode()
-	s.registerMemory()
+	for _, r := range uniqueNames(repos) {
+		s.repos = append(s.repos, s.bind(r))
+	}
+	if cfg.Memory != nil && cfg.DB != nil {
+		s.repos[0].mem = cfg.Memory
+	}
+	s.register(cfg.Groups)
 	return s
 }
 
-const instructions = `spelunk answers questions about one indexed repository and keeps the shared, conflict-aware memory of the agents working on it. ` +
+// bind makes the engine handles of one allowed repository.
+func (s *Server) bind(r Repo) *binding {
+	b := &binding{Repo: r}
+	if s.cfg.DB == nil {
+		return b
+	}
+	var emb search.Embedder
+	if s.cfg.Embedder != nil {
+		emb = s.cfg.Embedder
+	}
+	b.search = search.New(s.cfg.DB, r.ID, emb)
+	b.mem = s.memoryStore(r.ID)
+	b.fresh = fresh.New(s.cfg.DB, r.ID, r.Root, fresh.Options{})
+	return b
+}
+
+// memoryStore is the core's memory store of one repository.
+func (s *Server) memoryStore(repoID int64) MemoryStore {
+	var memEmb memory.Embedder
+	if s.cfg.Embedder != nil {
+		memEmb = s.cfg.Embedder
+	}
+	return memory.New(s.cfg.DB, repoID, memory.Options{Embedder: memEmb})
+}
+
+const instructions = `spelunk answers questions about indexed repositories and keeps the shared, conflict-aware memory of the agents working on them. ` +
 	`Start with briefing; find code with search_code or search_symbols, read it with read_symbol, follow find_callers/find_callees/find_imports, ` +
 	`and use retrieve_context for prompt-ready source under a token budget. Paths are relative to the repository root. ` +
+	`Every tool takes an optional repository (name, path or id) among those served; without one, search_code searches all of them and the others use the first. ` +
 	`Results say the revision they were indexed at; one marked stale comes from a file changed on disk since: index_file it before trusting its lines. ` +
 	`A memory that contradicts another is DISPUTED: a person resolves the conflict.`
 
@@ -110,30 +157,41 @@ func (s *Server) Tools() []*mcp.Tool { return s.tools }
 // errUnbound is returned by a tool called on a server built without a database.
 var errUnbound = errors.New("server not bound to a database")
 
-// addTool registers a typed tool with explicit input and output schemas (so the
+// addTool registers a typed tool with an explicit input schema (so the
 // definitions can be hashed), a timeout and a recover: a panic in a handler
 // becomes a tool error and the server keeps serving.
+//
+// No output schema is declared (the SDK would derive one from Out): full output
+// schemas were most of the catalogue a client pays for on every turn, and clients
+// give models the description and input schema only; the descriptions say what
+// comes back. The result is Out as JSON in one text block, without the
+// structuredContent copy the SDK would add: that copy doubled every result an
+// agent pays for, and clients that read structured content fall back to the text.
 func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
-	t := &mcp.Tool{Name: name, Description: desc, InputSchema: schemaFor[In](), OutputSchema: schemaFor[Out]()}
+	t := &mcp.Tool{Name: name, Description: desc, InputSchema: schemaFor[In]()}
 	s.tools = append(s.tools, t)
-	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out Out, err error) {
+	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 		defer func() {
 			if r := recover(); r != nil {
 				s.cfg.Logger.Error("tool panicked", "tool", name, "panic", r, "stack", string(debug.Stack()))
-				var zero Out
-				res, out, err = nil, zero, fmt.Errorf("%s: internal error (%v); the server is still running", name, r)
+				res, out, err = nil, nil, fmt.Errorf("%s: internal error (%v); the server is still running", name, r)
 			}
 		}()
 		if s.cfg.DB == nil {
-			return nil, out, errUnbound
+			return nil, nil, errUnbound
 		}
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
-		out, err = h(ctx, req, in)
-		if err != nil {
-			return nil, out, s.explain(ctx, name, err)
+		if ra, ok := any(in).(repoArger); ok {
+			if ctx, err = s.withRepo(ctx, ra.repoArg()); err != nil {
+				return nil, nil, err
+			}
 		}
-		return nil, out, nil
+		o, err := h(ctx, req, in)
+		if err != nil {
+			return nil, nil, s.explain(ctx, name, err)
+		}
+		return textResult(o)
 	})
 }
 
@@ -153,6 +211,18 @@ func (s *Server) explain(ctx context.Context, name string, err error) error {
 		return fmt.Errorf("%s: timed out after %s", name, s.cfg.Timeout)
 	}
 	return err
+}
+
+// textResult is a tool's output as one text block of JSON (no HTML escaping:
+// source code is full of < and >).
+func textResult(v any) (*mcp.CallToolResult, any, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, nil, fmt.Errorf("encode the result: %w", err)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSuffix(b.String(), "\n")}}}, nil, nil
 }
 
 func schemaFor[T any]() *jsonschema.Schema {

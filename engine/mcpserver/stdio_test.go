@@ -147,14 +147,17 @@ func TestStdioSurvivesMalformedLines(t *testing.T) {
 	s.send("   \r")
 	s.send(`{"jsonrpc":"2.0","id":"call","method":"tools/call","params":{"name":"search_code","arguments":{"query":"IsEligibleForRefund","limit":1}}}`)
 	var res struct {
-		IsError           bool `json:"isError"`
-		StructuredContent struct {
-			Results []struct{ Name string } `json:"results"`
-		} `json:"structuredContent"`
+		IsError bool                    `json:"isError"`
+		Content []struct{ Text string } `json:"content"`
 	}
-	if err := json.Unmarshal(s.wantResult("tools/call after blank lines", `"call"`), &res); err != nil || res.IsError ||
-		len(res.StructuredContent.Results) != 1 || res.StructuredContent.Results[0].Name != "IsEligibleForRefund" {
+	var out struct {
+		Results []struct{ Name string } `json:"results"`
+	}
+	if err := json.Unmarshal(s.wantResult("tools/call after blank lines", `"call"`), &res); err != nil || res.IsError || len(res.Content) != 1 {
 		t.Fatalf("tools/call: %+v %v", res, err)
+	}
+	if err := json.Unmarshal([]byte(res.Content[0].Text), &out); err != nil || len(out.Results) != 1 || !strings.HasSuffix(out.Results[0].Name, "IsEligibleForRefund") {
+		t.Fatalf("tools/call: %+v %v", out, err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -59,15 +60,16 @@ func limitArg(field string, v, def, hi int) (int, error) {
 // Relative paths are taken from the root; an absolute path must lie inside it. Any
 // ".." segment is refused outright rather than resolved, so no argument climbs
 // out of the repository however it is spelled.
-func (s *Server) relPath(field, p string) (string, error) {
+func (s *Server) relPath(ctx context.Context, field, p string) (string, error) {
+	root := s.repo(ctx).Root
 	if _, err := text(field, p, maxPathBytes, true); err != nil {
 		return "", err
 	}
 	p = filepath.ToSlash(p)
 	if filepath.IsAbs(p) {
-		rel, err := filepath.Rel(s.cfg.Root, filepath.Clean(p))
+		rel, err := filepath.Rel(root, filepath.Clean(p))
 		if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-			return "", argError("%s %q is outside the repository %s; give a path relative to its root", field, p, s.cfg.Root)
+			return "", argError("%s %q is outside the repository %s; give a path relative to its root", field, p, root)
 		}
 		p = filepath.ToSlash(rel)
 	}

@@ -16,13 +16,14 @@ import (
 
 // WalkIn is the input of find_callers and find_callees.
 type WalkIn struct {
-	Name          string `json:"name,omitempty" jsonschema:"plain or qualified name of the symbol"`
-	Path          string `json:"path,omitempty" jsonschema:"file or directory to choose among same-named symbols"`
-	ID            int64  `json:"id,omitempty" jsonschema:"symbol id, instead of name"`
-	Depth         int    `json:"depth,omitempty" jsonschema:"hops, 1-5 (default 1)"`
-	Limit         int    `json:"limit,omitempty" jsonschema:"number of symbols, 1-100 (default 50)"`
-	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"only links this confident or better: exact, inferred or ambiguous (default every link, calls outside the repository included)"`
-	Relation      string `json:"relation,omitempty" jsonschema:"calls (the default); reads or writes: name is a field (Type.field) and the first hop lists the definitions that read or write it (find_callers) or the fields a definition reads or writes (find_callees)"`
+	RepoArg
+	Name          string `json:"name,omitempty" jsonschema:"plain or qualified"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows name to a file or directory"`
+	ID            int64  `json:"id,omitempty" jsonschema:"instead of name"`
+	Depth         int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
+	Limit         int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
+	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"exact, inferred or ambiguous: drop less sure links"`
+	Relation      string `json:"relation,omitempty" jsonschema:"calls (default), reads or writes (of a field: Type.field)"`
 }
 
 // GraphNode is a symbol reached by a walk.
@@ -90,7 +91,7 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, err
 		}
-		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.cfg.RepoID, []int64{sym.ID}, dir,
+		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.repo(ctx).ID, []int64{sym.ID}, dir,
 			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel})
 		if err != nil {
 			return out, err
@@ -129,7 +130,7 @@ func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols
 	case in.ID < 0:
 		return symbols.Symbol{}, 0, argError("id must be positive (got %d)", in.ID)
 	case in.ID > 0:
-		sym, err := symbols.Get(ctx, s.cfg.DB, s.cfg.RepoID, in.ID)
+		sym, err := symbols.Get(ctx, s.cfg.DB, s.repo(ctx).ID, in.ID)
 		if errors.Is(err, symbols.ErrNotFound) {
 			return sym, 0, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
 		}
@@ -141,7 +142,7 @@ func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols
 		}
 		var p string
 		if in.Path != "" {
-			if p, err = s.relPath("path", in.Path); err != nil {
+			if p, err = s.relPath(ctx, "path", in.Path); err != nil {
 				return symbols.Symbol{}, 0, err
 			}
 		}
@@ -149,7 +150,7 @@ func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols
 		if field {
 			find, what = symbols.FindFields, "field"
 		}
-		syms, err := find(ctx, s.cfg.DB, s.cfg.RepoID, name, p)
+		syms, err := find(ctx, s.cfg.DB, s.repo(ctx).ID, name, p)
 		if errors.Is(err, symbols.ErrNotFound) {
 			return symbols.Symbol{}, 0, fmt.Errorf("unknown %s %q%s: try search_symbols", what, name, inPath(p))
 		}

@@ -12,7 +12,9 @@ package memcache
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -24,6 +26,7 @@ import (
 	_ "modernc.org/sqlite" // the pure-Go driver, registered as "sqlite"
 
 	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // DefaultTTL is how long a pulled cache is served as authoritative before the
@@ -93,6 +96,20 @@ func Open(ctx context.Context, opts Options) (*Cache, error) {
 		return nil, fmt.Errorf("open cache %s: schema: %w", opts.Path, err)
 	}
 	return &Cache{db: db, opts: opts}, nil
+}
+
+// DefaultPath is the cache file of a project (its root) of the database at
+// dbURL for tenant: one file per machine, database and project, under the
+// user's cache directory ($XDG_CACHE_HOME/spelunk/ on Linux). The names are
+// hashes: the URL's password and the paths never appear in them.
+func DefaultPath(dbURL, tenant, root string) (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("cache directory: %w", err)
+	}
+	db := sha256.Sum256([]byte(pg.RedactURL(dbURL) + "\x00" + tenant))
+	proj := sha256.Sum256([]byte(root))
+	return filepath.Join(dir, "spelunk", hex.EncodeToString(db[:8]), hex.EncodeToString(proj[:8])+".db"), nil
 }
 
 // Close closes the file.

@@ -18,7 +18,12 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv(childCache) != "" {
+		syncChild() // the process TestKill9MidSync kills
+	}
+	pgtest.Main(m)
+}
 
 // scriptJudge says two claims contradict when both texts form one of its pairs.
 type scriptJudge struct{ pairs [][2]string }

@@ -3,6 +3,7 @@ package memcache
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -20,11 +21,17 @@ type vecIndex struct {
 	ids     []string
 	created []int64
 	flat    []float32 // len(ids) * dims
+	// weight is each memory's recency decay relative to the load time: the
+	// decay at any later now is weight times one factor common to all, so the
+	// ranking by similarity × weight is the ranking by similarity × decay
+	// without a math.Pow per memory and query.
+	weight []float64
+	sketch []uint64 // per vector, its ternary sketch (quant.go); nil below exactBelow
 }
 
 func (x *vecIndex) invalidate() {
 	x.mu.Lock()
-	x.loaded, x.ids, x.created, x.flat = false, nil, nil, nil
+	x.loaded, x.ids, x.created, x.flat, x.weight, x.sketch = false, nil, nil, nil, nil, nil
 	x.mu.Unlock()
 }
 
@@ -39,7 +46,8 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 		return fmt.Errorf("load vectors: %w", err)
 	}
 	defer rows.Close()
-	x.ids, x.created, x.flat = x.ids[:0], x.created[:0], x.flat[:0]
+	x.ids, x.created, x.flat, x.weight = x.ids[:0], x.created[:0], x.flat[:0], x.weight[:0]
+	ref := c.opts.Now()
 	for rows.Next() {
 		var id string
 		var at int64
@@ -50,11 +58,16 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 		x.ids = append(x.ids, id)
 		x.created = append(x.created, at)
 		x.flat = append(x.flat, decodeVector(blob)...)
+		x.weight = append(x.weight, c.decayAt(ref, at))
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("load vectors: %w", err)
 	}
 	x.loaded, x.dims = true, dims
+	x.sketch = nil
+	if len(x.ids) > exactBelow {
+		x.sketch = sketchAll(x.flat, dims)
+	}
 	return nil
 }
 
@@ -72,22 +85,7 @@ func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.
 		x.mu.Unlock()
 		return nil, fmt.Errorf("similar memories: %w", err)
 	}
-	d := x.dims
-	now := c.opts.Now()
-	top := make([]scored, 0, limit+1)
-	for i := range x.ids {
-		sim := dot(qv, x.flat[i*d:(i+1)*d])
-		s := scored{i: i, sim: sim, score: sim * c.decayAt(now, x.created[i])}
-		if len(top) == limit && !x.better(s, top[limit-1]) {
-			continue
-		}
-		// Insertion into the short ranked list: limit is at most maxBriefing.
-		k := sort.Search(len(top), func(j int) bool { return x.better(s, top[j]) })
-		top = append(top, scored{})
-		copy(top[k+1:], top[k:])
-		top[k] = s
-		top = top[:min(len(top), limit)]
-	}
+	top := x.scan(qv, limit)
 	ids := make([]string, len(top))
 	for k, s := range top {
 		ids[k] = x.ids[s.i]
@@ -104,10 +102,77 @@ func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.
 			continue // evicted since the index was read
 		}
 		sim := s.sim
-		m.Similarity, m.Decay, m.Score = &sim, c.decay(m.CreatedAt), s.score
+		m.Similarity, m.Decay = &sim, c.decay(m.CreatedAt)
+		m.Score = sim * m.Decay
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// scan ranks every vector against qv by similarity × recency. Up to
+// exactBelow vectors every one is scored exactly; past that a ternary sketch of
+// each vector (quant.go) picks the candidates, cheaply, and only they are scored
+// exactly: at 50k cached memories the exact scan alone is several times the 5 ms
+// budget of a local read.
+func (x *vecIndex) scan(qv []float32, limit int) []scored {
+	d := x.dims
+	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
+	if len(x.ids) <= exactBelow || x.sketch == nil {
+		return x.top(limit, exact)
+	}
+	q := sketchOf(qv)
+	cands := x.top(max(minCandidates, limit*candidatesPer), func(i int) float64 { return x.sketchSim(q, i) })
+	for k := range cands {
+		cands[k].sim = exact(cands[k].i)
+		cands[k].score = cands[k].sim * x.weight[cands[k].i]
+	}
+	sort.Slice(cands, func(i, j int) bool { return x.better(cands[i], cands[j]) })
+	return cands[:min(len(cands), limit)]
+}
+
+// top is the limit best vectors by sim × weight, the scan split over the
+// machine's cores.
+func (x *vecIndex) top(limit int, sim func(int) float64) []scored {
+	n := len(x.ids)
+	parts := max(1, min(runtime.GOMAXPROCS(0), n/scanPart))
+	tops := make([][]scored, parts)
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tops[p] = x.scanRange(limit, p*n/parts, (p+1)*n/parts, sim)
+		}()
+	}
+	wg.Wait()
+	var all []scored
+	for _, t := range tops {
+		all = append(all, t...)
+	}
+	sort.Slice(all, func(i, j int) bool { return x.better(all[i], all[j]) })
+	return all[:min(len(all), limit)]
+}
+
+// scanPart is the fewest vectors worth a goroutine of their own.
+const scanPart = 4096
+
+// scanRange is the top limit of the vectors [from, to).
+func (x *vecIndex) scanRange(limit, from, to int, sim func(int) float64) []scored {
+	top := make([]scored, 0, limit+1)
+	for i := from; i < to; i++ {
+		v := sim(i)
+		s := scored{i: i, sim: v, score: v * x.weight[i]}
+		if len(top) == limit && !x.better(s, top[limit-1]) {
+			continue
+		}
+		// Insertion into the short ranked list.
+		k := sort.Search(len(top), func(j int) bool { return x.better(s, top[j]) })
+		top = append(top, scored{})
+		copy(top[k+1:], top[k:])
+		top[k] = s
+		top = top[:min(len(top), limit)]
+	}
+	return top
 }
 
 // better orders by score, then the newer first.

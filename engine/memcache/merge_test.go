@@ -131,3 +131,53 @@ func TestCacheBelongsToOneProject(t *testing.T) {
 		t.Error("a second project synced into the same cache file")
 	}
 }
+
+// TestRefusedWriteSetAside: a queued add the core refuses for good (its parent
+// does not exist there) is set aside as dead with the reason, and the adds
+// queued around it, pushed in one batch otherwise, still reach the core.
+func TestRefusedWriteSetAside(t *testing.T) {
+	ctx := context.Background()
+	core := newCore(t, pgtest.Open(t), nil)
+	c := openCache(t, filepath.Join(t.TempDir(), "cache.db"))
+	for _, in := range []memory.NewMemory{
+		{Kind: memory.KindEpisode, Author: "agent:a", Text: "Ran the migrations on staging"},
+		{Kind: memory.KindEpisode, Author: "agent:a", Text: "Fixed the flaky login test", Parents: []string{"00000000-0000-4000-8000-000000000000"}},
+		{Kind: memory.KindEpisode, Author: "agent:a", Text: "Deployed the billing service"},
+	} {
+		if _, err := c.Add(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := c.Sync(ctx, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Pushed != 3 || r.Queued != 0 || r.Dead != 1 {
+		t.Errorf("sync = pushed %d, queued %d, dead %d; want 3, 0, 1", r.Pushed, r.Queued, r.Dead)
+	}
+	if n := coreCount(t, core, `SELECT count(*) FROM memories WHERE repository_id = $1`); n != 2 {
+		t.Errorf("core memories = %d, want the 2 valid ones", n)
+	}
+}
+
+// TestContradictionInOneBatch: two contradicting rules queued on one machine go
+// to the core in one transaction; the second still sees the first, and both
+// are DISPUTED in one conflict.
+func TestContradictionInOneBatch(t *testing.T) {
+	ctx := context.Background()
+	const ruleA, ruleB = "Deploys happen on Fridays", "Deploys never happen on Fridays"
+	core := newCore(t, pgtest.Open(t), scriptJudge{pairs: [][2]string{{ruleA, ruleB}}})
+	c := openCache(t, filepath.Join(t.TempDir(), "cache.db"))
+	for _, text := range []string{ruleA, ruleB} {
+		if _, err := c.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "human:ann", Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Sync(ctx, core); err != nil {
+		t.Fatal(err)
+	}
+	ks, err := c.Conflicts(ctx, memory.ConflictOpen)
+	if err != nil || len(ks) != 1 || len(ks[0].MemoryIDs) != 2 {
+		t.Fatalf("cached conflicts = %+v, %v; want one holding both rules", ks, err)
+	}
+}

@@ -41,18 +41,71 @@ func (c *Cache) Push(ctx context.Context, core Core) (int, error) {
 		if err != nil || len(batch) == 0 {
 			return pushed, err
 		}
-		for _, q := range batch {
-			err := apply(ctx, core, q)
-			if err != nil && !permanent(err) {
-				c.noteAttempt(ctx, q.seq, err)
-				return pushed, fmt.Errorf("push %s %s: %w", q.op, q.id, err)
+		for len(batch) > 0 {
+			n, err := c.pushAdds(ctx, core, batch)
+			pushed += n
+			if err != nil {
+				return pushed, err
 			}
-			if err := c.dequeue(ctx, q, err); err != nil {
+			if n > 0 {
+				batch = batch[n:]
+				continue
+			}
+			if err := c.pushOne(ctx, core, batch[0]); err != nil {
 				return pushed, err
 			}
 			pushed++
+			batch = batch[1:]
 		}
 	}
+}
+
+// pushOne applies one queued write and takes it off the queue (or sets it
+// aside when the core refuses it for good).
+func (c *Cache) pushOne(ctx context.Context, core Core, q queued) error {
+	err := apply(ctx, core, q)
+	if err != nil && !permanent(err) {
+		c.noteAttempt(ctx, q.seq, err)
+		return fmt.Errorf("push %s %s: %w", q.op, q.id, err)
+	}
+	return c.dequeue(ctx, q, err)
+}
+
+// addsPerTx bounds the memory adds applied in one core transaction.
+const addsPerTx = 64
+
+// pushAdds applies the run of memory adds at the head of batch in one core
+// transaction and returns how many it pushed: 0 when the head is not an add, or
+// when the core refused the run for good (the caller then pushes them one by
+// one, so that only the bad one is set aside).
+func (c *Cache) pushAdds(ctx context.Context, core Core, batch []queued) (int, error) {
+	var ins []memory.NewMemory
+	for _, q := range batch {
+		if q.op != opAdd || len(ins) == addsPerTx {
+			break
+		}
+		var in memory.NewMemory
+		if err := json.Unmarshal([]byte(q.payload), &in); err != nil {
+			break // the one-by-one push sets it aside
+		}
+		ins = append(ins, in)
+	}
+	if len(ins) < 2 {
+		return 0, nil
+	}
+	if _, err := core.Store.AddMany(ctx, ins); err != nil {
+		if permanent(err) {
+			return 0, nil
+		}
+		c.noteAttempt(ctx, batch[0].seq, err)
+		return 0, fmt.Errorf("push %d adds from %s: %w", len(ins), batch[0].id, err)
+	}
+	for i, q := range batch[:len(ins)] {
+		if err := c.dequeue(ctx, q, nil); err != nil {
+			return i, err // the rest stay queued: replaying them changes nothing
+		}
+	}
+	return len(ins), nil
 }
 
 func (c *Cache) nextBatch(ctx context.Context) ([]queued, error) {
@@ -107,6 +160,16 @@ func apply(ctx context.Context, core Core, q queued) error {
 		_, err := core.Store.Invalidate(ctx, in.ID, in.Actor, in.Reason)
 		if errors.Is(err, memory.ErrAlreadyInvalidated) {
 			return nil // replayed, or invalidated elsewhere: the outcome stands
+		}
+		return err
+	case opSupersede:
+		var in supersession
+		if err := json.Unmarshal([]byte(q.payload), &in); err != nil {
+			return fmt.Errorf("decode: %w: %w", err, memory.ErrInvalid)
+		}
+		_, err := core.Store.Supersede(ctx, in.OldID, in.NewID, in.Actor, in.Reason)
+		if errors.Is(err, memory.ErrAlreadySuperseded) {
+			return nil // replayed, or superseded elsewhere: the core's outcome stands and the next pull brings it
 		}
 		return err
 	}

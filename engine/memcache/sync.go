@@ -75,6 +75,7 @@ func (c *Cache) Refresh(ctx context.Context, core Core) (Report, error) {
 	}
 	if micros(wm) == local && queued == 0 {
 		c.noteMeta(ctx, metaLastPull, strconv.FormatInt(micros(c.opts.Now()), 10))
+		c.noteMeta(ctx, metaLastError, "") // the core answered
 		return c.Status(ctx)
 	}
 	return c.Sync(ctx, core)
@@ -88,8 +89,9 @@ func (c *Cache) Stale(ctx context.Context) bool {
 
 // Run keeps the cache in step while a long-lived client (the TUI, the MCP
 // server) runs: every tick it pushes what is queued and, once the TTL has
-// passed, pulls. It returns when ctx ends. Errors are recorded, not returned.
-func (c *Cache) Run(ctx context.Context, core Core, tick time.Duration) {
+// passed, pulls. It returns when ctx ends. Errors are recorded, not returned;
+// synced (when not nil) hears whether each sync it ran succeeded.
+func (c *Cache) Run(ctx context.Context, core Core, tick time.Duration, synced func(ok bool)) {
 	t := time.NewTicker(tick)
 	defer t.Stop()
 	for {
@@ -100,7 +102,10 @@ func (c *Cache) Run(ctx context.Context, core Core, tick time.Duration) {
 		}
 		queued, _ := c.count(ctx, `SELECT count(*) FROM queue WHERE dead = 0`)
 		if queued > 0 || c.Stale(ctx) {
-			_, _ = c.Sync(ctx, core)
+			_, err := c.Sync(ctx, core)
+			if synced != nil && ctx.Err() == nil {
+				synced(err == nil)
+			}
 		}
 	}
 }

@@ -16,6 +16,7 @@ const (
 	opNugget     = "nugget"
 	opState      = "state"
 	opInvalidate = "invalidate"
+	opSupersede  = "supersede"
 )
 
 // invalidation is the payload of a queued invalidate.
@@ -179,6 +180,39 @@ func (c *Cache) Invalidate(ctx context.Context, id, actor, reason string) error 
 	})
 	if err != nil {
 		return fmt.Errorf("invalidate %s: %w", id, err)
+	}
+	c.vecs.invalidate()
+	return nil
+}
+
+// supersession is the payload of a queued supersede.
+type supersession struct {
+	OldID  string `json:"old_id"`
+	NewID  string `json:"new_id"`
+	Actor  string `json:"actor"`
+	Reason string `json:"reason"`
+}
+
+// Supersede marks a cached memory as replaced by another at once (it leaves the
+// local briefing) and queues the supersession. Both must be full ids of cached
+// memories; the core checks them again when the write reaches it.
+func (c *Cache) Supersede(ctx context.Context, oldID, byID, actor, reason string) error {
+	if strings.TrimSpace(actor) == "" || oldID == byID {
+		return fmt.Errorf("supersede %s: an actor and two different memories are required: %w", oldID, memory.ErrInvalid)
+	}
+	payload, err := json.Marshal(supersession{OldID: oldID, NewID: byID, Actor: actor, Reason: reason})
+	if err != nil {
+		return fmt.Errorf("supersede %s: %w", oldID, err)
+	}
+	err = c.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET status = 'SUPERSEDED', superseded_by = ? WHERE id = ?`,
+			byID, oldID); err != nil {
+			return fmt.Errorf("tombstone: %w", err)
+		}
+		return enqueue(ctx, tx, newID(), opSupersede, payload, c.opts.Now())
+	})
+	if err != nil {
+		return fmt.Errorf("supersede %s: %w", oldID, err)
 	}
 	c.vecs.invalidate()
 	return nil

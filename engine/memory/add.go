@@ -69,6 +69,53 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 	return out, nil
 }
 
+// AddMany records memories in order in one transaction under the project's
+// lock, with one embedding call: the edge cache's push of its queue, where a
+// transaction per memory would be most of the cost. Each memory gets the checks
+// Add makes (those before it in the batch included); one given an id the project
+// already has is left as it is (a replay). Any failure fails the whole batch.
+func (s *Store) AddMany(ctx context.Context, ins []NewMemory) ([]Added, error) {
+	texts := make([]string, len(ins))
+	for i, in := range ins {
+		if err := validateNew(in); err != nil {
+			return nil, fmt.Errorf("add memory %d of %d: %w", i+1, len(ins), err)
+		}
+		texts[i] = in.Text
+	}
+	vecs, model, err := s.embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Errorf("add memories: %w", err)
+	}
+	out := make([]Added, len(ins))
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		for i, in := range ins {
+			if in.ID != "" {
+				m, err := s.get(ctx, tx, in.ID)
+				if err == nil {
+					out[i] = Added{Memory: m}
+					continue
+				}
+				if !errors.Is(err, ErrNotFound) {
+					return err
+				}
+			}
+			var vec []float32
+			if vecs != nil {
+				vec = vecs[i]
+			}
+			var err error
+			if out[i], err = s.add(ctx, tx, in, vec, model); err != nil {
+				return fmt.Errorf("memory %d of %d: %w", i+1, len(ins), err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add memories: %w", err)
+	}
+	return out, nil
+}
+
 func validateNew(in NewMemory) error {
 	if !in.Kind.Valid() {
 		return fmt.Errorf("kind %q is not one of fact, decision, rule, episode: %w", in.Kind, ErrInvalid)

@@ -16,8 +16,10 @@ var uuidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[
 // minPrefix is the shortest id prefix accepted in place of a full id.
 const minPrefix = 4
 
-// normID checks that ref looks like a uuid or a prefix of one and returns it in
-// lower case.
+// NormID checks that ref looks like a uuid or a prefix of one and returns it in
+// lower case (the edge cache resolves prefixes against its own rows with it).
+func NormID(ref string) (string, error) { return normID(ref) }
+
 func normID(ref string) (string, error) {
 	ref = strings.ToLower(strings.TrimSpace(ref))
 	if ref == "" {

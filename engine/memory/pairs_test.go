@@ -22,6 +22,7 @@ type labelledPair struct {
 	B        string `json:"b"`
 	AKind    string `json:"a_kind"`
 	BKind    string `json:"b_kind"`
+	Split    string `json:"split"` // pairs_heldout2: "tune" or "test"
 }
 
 func readPairs(t *testing.T, path string) []labelledPair {
@@ -46,6 +47,18 @@ func readPairs(t *testing.T, path string) []labelledPair {
 	return out
 }
 
+// readSplit reads one file, keeping only the pairs of one split ("" keeps all).
+func readSplit(t *testing.T, file, split string) []labelledPair {
+	t.Helper()
+	var out []labelledPair
+	for _, p := range readPairs(t, "../../testdata/memory/"+file+".jsonl") {
+		if split == "" || p.Split == split {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func kindOr(k string) memory.Kind {
 	if k == "" {
 		return memory.KindFact
@@ -53,12 +66,21 @@ func kindOr(k string) memory.Kind {
 	return memory.Kind(k)
 }
 
+// tuneFloors are the precision / recall floors on the tune half of
+// pairs_heldout2 per embedder, just under what the judge reached when it was tuned
+// on that half (testdata/memory/README.md); an embedder not listed gets 0.9 / 0.6.
+var tuneFloors = map[string][2]float64{
+	"spelunk-hash-384-v1":   {0.95, 0.65},
+	"spelunk-glove-128d-v1": {0.95, 0.70},
+}
+
 // TestConflictDetectionOnLabelledPairs runs the whole write path on the labelled
 // pairs: for each pair a fresh project, both memories added through Store.Add (so
 // the HNSW gate at the embedder's default threshold and the heuristic judge both
 // decide), and a conflict predicted when the second write opens one. It reports
-// precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl; the
-// held-out set (written before the heuristic was tuned) is reported, not enforced.
+// precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl and
+// below tuneFloors on the tune half of pairs_heldout2, and below 0.9 / 0.65 on its
+// blind test half (a regression floor); the old held-out set is reported only.
 func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 	embedders := map[string]memory.Embedder{"hashing": embed.NewHashing(0)}
 	if g, err := embed.FromConfig(embed.Config{Provider: embed.ProviderGloVe}); err == nil {
@@ -68,24 +90,40 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 	}
 	db := pgtest.Open(t)
 	ctx := context.Background()
-	for name, emb := range embedders {
+	for embName, emb := range embedders {
+		def := memory.DefaultThreshold(emb.Name())
+		tune, ok := tuneFloors[emb.Name()]
+		if !ok {
+			tune = [2]float64{0.9, 0.6}
+		}
+		// minP / minR are the enforced floors (0: reported only).
 		runs := []struct {
-			file      string
-			threshold float64
-			enforce   bool
+			file, split string
+			threshold   float64
+			minP, minR  float64
 		}{
-			{"pairs", memory.DefaultThreshold(emb.Name()), true},
-			{"holdout", memory.DefaultThreshold(emb.Name()), false},
+			{"pairs", "", def, 0.9, 0.8},
+			{"holdout", "", def, 0, 0},
+			{"pairs_heldout2", "tune", def, tune[0], tune[1]},
+			// Blind: failures are not listed (see testdata/memory/README.md).
+			// Measured once, after the judge was frozen (0.969 / 0.705 with both
+			// embedders); a regression floor, not a target.
+			{"pairs_heldout2", "test", def, 0.9, 0.65},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
-			{"pairs", 0.85, false},
+			{"pairs", "", 0.85, 0, 0},
 		}
 		for _, run := range runs {
 			file, th := run.file, run.threshold
-			t.Run(fmt.Sprintf("%s/%s@%.2f", name, file, th), func(t *testing.T) {
-				pairs := readPairs(t, "../../testdata/memory/"+file+".jsonl")
-				if file == "pairs" && len(pairs) < 60 {
-					t.Fatalf("only %d labelled pairs, want at least 60", len(pairs))
+			name := file
+			if run.split != "" {
+				name += "/" + run.split
+			}
+			blind := run.split == "test"
+			t.Run(fmt.Sprintf("%s/%s@%.2f", embName, name, th), func(t *testing.T) {
+				pairs := readSplit(t, file, run.split)
+				if len(pairs) < 40 {
+					t.Fatalf("only %d labelled pairs in %s, want at least 40", len(pairs), name)
 				}
 				var tp, fp, fn int
 				for _, p := range pairs {
@@ -101,19 +139,25 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 						tp++
 					case got:
 						fp++
+						if blind {
+							continue
+						}
 						c, _ := s.Conflict(ctx, b.ConflictID)
 						t.Logf("false positive %s (%s, similarity %.2f): %s", p.ID, p.Category, c.Similarity, c.Reason)
 					case p.Conflict:
 						fn++
+						if blind {
+							continue
+						}
 						t.Logf("missed %s (%s)", p.ID, p.Category)
 					}
 				}
 				precision := float64(tp) / float64(max(tp+fp, 1))
 				recall := float64(tp) / float64(max(tp+fn, 1))
-				t.Logf("%s on %s.jsonl (%d pairs, gate %.2f): precision %.3f recall %.3f (tp %d, fp %d, fn %d)",
-					emb.Name(), file, len(pairs), th, precision, recall, tp, fp, fn)
-				if run.enforce && (precision < 0.9 || recall < 0.8) {
-					t.Errorf("precision %.3f / recall %.3f below the required 0.9 / 0.8", precision, recall)
+				t.Logf("%s on %s (%d pairs, gate %.2f): precision %.3f recall %.3f (tp %d, fp %d, fn %d)",
+					emb.Name(), name, len(pairs), th, precision, recall, tp, fp, fn)
+				if precision < run.minP || recall < run.minR {
+					t.Errorf("precision %.3f / recall %.3f below the required %.2f / %.2f", precision, recall, run.minP, run.minR)
 				}
 			})
 		}

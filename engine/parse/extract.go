@@ -125,6 +125,7 @@ func (c *chunker) parseCode(f *File, lang string) error {
 	tree := p.Parse(c.src, nil)
 	if tree == nil {
 		spoiled = true
+		f.Partial = true // what the index says of a file it could not parse
 		f.Notes = append(f.Notes, "parse timed out: chunked as plain text")
 		c.textBlocks(f)
 		f.Language = lang

@@ -168,7 +168,7 @@ type File struct {
 	Refs     []Ref
 	Imports  []Import
 	Fields   []Field  // struct and class fields, by owner then source order
-	Partial  bool     // the tree had ERROR or MISSING nodes
+	Partial  bool     // the tree had ERROR or MISSING nodes, or the parse timed out (Notes say which)
 	Notes    []string // human-readable notes
 }
 

@@ -295,31 +295,6 @@ func FuzzParseRust(f *testing.F) {
 	})
 }
 
-// rustCorpus is where the Rust benchmark and the real-code check find Rust:
-// SPELUNK_RUST_CORPUS, else a ripgrep checkout under /work/repos.
-func rustCorpus() string {
-	if d := os.Getenv("SPELUNK_RUST_CORPUS"); d != "" {
-		return d
-	}
-	return filepath.Join(realRepos(), "ripgrep")
-}
-
-// realRepos is the directory the real-code benchmark clones repositories
-// into (testdata/eval/real/README.md).
-func realRepos() string {
-	if d := os.Getenv("SPELUNK_REAL_REPOS"); d != "" {
-		return d
-	}
-	return "/work/repos"
-}
-
-// BenchmarkParseRust measures parse+chunk throughput on up to 4 MB of Rust
-// (skipped when no corpus is on the machine).
-func BenchmarkParseRust(b *testing.B) {
-	paths, srcs, total := corpus(b, rustCorpus(), ".rs", 4<<20)
-	benchCorpus(b, paths, srcs, total)
-}
-
 // TestStressMutationsRust is TestStressMutations for the Rust inputs, with
 // Rust's own brackets among the mutations; opt-in the same way:
 //

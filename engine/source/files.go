@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 )
 
 // File is one file of a listing.
@@ -125,29 +124,14 @@ func (r *Repo) sniffFromDisk(ctx context.Context, files []File, idx []int) []int
 		return nil
 	}
 	done := make([]bool, len(idx))
-	workers := min(max(runtime.GOMAXPROCS(0), 2), 8)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fr := newFileReader(r.objectFormat)
-			for ctx.Err() == nil {
-				k := int(next.Add(1) - 1)
-				if k >= len(idx) {
-					return
-				}
-				f := &files[idx[k]]
-				data, ok := fr.readExact(ctx, filepath.Join(r.Root, filepath.FromSlash(f.Path)), f.Size)
-				if ok && fr.blobID(data) == f.BlobSHA {
-					f.Skip = classifyContent(data, f.Size)
-					done[k] = true
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	forEachIndex(ctx, len(idx), r.fileReader, func(fr *fileReader, k int) {
+		f := &files[idx[k]]
+		data, ok := fr.readExact(ctx, filepath.Join(r.Root, filepath.FromSlash(f.Path)), f.Size)
+		if ok && fr.blobID(data) == f.BlobSHA {
+			f.Skip = classifyContent(data, f.Size)
+			done[k] = true
+		}
+	})
 	rest := idx[:0:0]
 	for k, i := range idx {
 		if !done[k] {
@@ -344,24 +328,9 @@ func (r *Repo) WorkingTree(ctx context.Context, opts Options) ([]File, error) {
 
 	files := make([]File, len(entries))
 	keep := make([]bool, len(entries))
-	workers := min(max(runtime.GOMAXPROCS(0), 2), 8)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fr := newFileReader(r.objectFormat)
-			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= len(entries) {
-					return
-				}
-				files[i], keep[i] = fr.stat(ctx, r.Root, entries[i], opts)
-			}
-		}()
-	}
-	wg.Wait()
+	forEachIndex(ctx, len(entries), r.fileReader, func(fr *fileReader, i int) {
+		files[i], keep[i] = fr.stat(ctx, r.Root, entries[i], opts)
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("list working tree of %s: %w", r.Root, err)
 	}
@@ -382,6 +351,9 @@ type fileReader struct {
 	sum  []byte
 	meta []byte
 }
+
+// fileReader returns a reader hashing with the repository's object format.
+func (r *Repo) fileReader() *fileReader { return newFileReader(r.objectFormat) }
 
 func newFileReader(objectFormat string) *fileReader {
 	fr := &fileReader{h: sha1.New()}

@@ -15,6 +15,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/fresh"
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/memcache"
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
@@ -34,6 +35,20 @@ type Options struct {
 	Actor string
 	// BriefingLimit is how many memories the briefing ranks; default 20.
 	BriefingLimit int
+	// Cache serves the briefing and the conflicts from the local edge cache
+	// (resolutions still go to the core); nil = the core's memory store.
+	Cache *memcache.Client
+}
+
+// memoryStore is what the Memory and Conflicts panes use: memory.Store's
+// methods, served by the core or by the local cache.
+type memoryStore interface {
+	Briefing(ctx context.Context, opts memory.BriefingOptions) (memory.Briefing, error)
+	Conflicts(ctx context.Context, status memory.ConflictStatus) ([]memory.Conflict, error)
+	Conflict(ctx context.Context, ref string) (memory.ConflictDetail, error)
+	Lineage(ctx context.Context, ref string) (memory.Lineage, error)
+	Resolve(ctx context.Context, ref string, r memory.Resolution) (memory.Resolved, error)
+	Undo(ctx context.Context, ref, actor string) (memory.Conflict, error)
 }
 
 // Engine is the Backend over one repository of one database.
@@ -42,15 +57,19 @@ type Engine struct {
 	repo     pg.Repository
 	emb      Embedder
 	searcher *search.Searcher
-	mem      *memory.Store
-	fresh    *fresh.Checker // marks results whose files changed since indexed
+	mem      memoryStore
+	cache    *memcache.Client // nil without a cache
+	fresh    *fresh.Checker   // marks results whose files changed since indexed
 	opts     Options
 
 	indexed     chan struct{} // closed when the first Index call returns (see Watch)
 	indexedOnce sync.Once
 }
 
-var _ tui.Backend = (*Engine)(nil)
+var (
+	_ tui.Backend = (*Engine)(nil)
+	_ tui.Syncer  = (*Engine)(nil)
+)
 
 // New returns the backend of repo (registered with db.EnsureRepository) searched
 // and indexed with emb.
@@ -61,13 +80,17 @@ func New(db *pg.DB, repo pg.Repository, emb Embedder, opts Options) *Engine {
 	if opts.BriefingLimit <= 0 {
 		opts.BriefingLimit = 20
 	}
-	return &Engine{
+	e := &Engine{
 		db: db, repo: repo, emb: emb, opts: opts,
 		searcher: search.New(db, repo.ID, emb),
 		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb}),
 		fresh:    fresh.New(db, repo.ID, repo.Root, fresh.Options{}),
 		indexed:  make(chan struct{}),
 	}
+	if opts.Cache != nil {
+		e.mem, e.cache = opts.Cache, opts.Cache
+	}
+	return e
 }
 
 // mark sets Stale on the symbols whose files changed on disk since indexed.
@@ -190,6 +213,19 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 		Indexed: st.LastIndexedAt != nil, Stale: st.Stale, StaleReason: st.StaleReason, StaleFiles: st.StaleFiles, Model: model,
 		Files: st.Files, Symbols: st.Symbols, Pending: st.PendingEmbedding,
 	}, nil
+}
+
+// SyncStatus is the memory cache's queue and last sync error (nothing without
+// a cache). It reads the local file only, so it answers with the core down.
+func (e *Engine) SyncStatus(ctx context.Context) (tui.SyncStatus, error) {
+	if e.cache == nil {
+		return tui.SyncStatus{}, nil
+	}
+	r, err := e.cache.Cache().Status(ctx)
+	if err != nil {
+		return tui.SyncStatus{}, fmt.Errorf("memory cache: %w", err)
+	}
+	return tui.SyncStatus{Cached: true, Queued: r.Queued, LastError: pg.RedactText(r.LastError)}, nil
 }
 
 // Index brings the index up to date, with the working tree when it has

@@ -65,10 +65,24 @@ func nonEmpty(in []string) []string {
 	return out
 }
 
+// languageLexers names chroma's lexer for each language spelunk parses
+// (engine/parse.Languages; a test keeps the two in step).
+var languageLexers = map[string]string{
+	"go": "Go", "python": "Python", "javascript": "JavaScript", "typescript": "TypeScript", "tsx": "TypeScript",
+	"php": "PHP", "ruby": "Ruby", "java": "Java", "csharp": "C#", "rust": "Rust", "c": "C", "cpp": "C++",
+}
+
 // Lexer picks the chroma lexer for a file: by name, then by the indexed language,
-// then by content analysis, else plain text.
+// then by content analysis, else plain text. The indexed language wins over the
+// name when the two name different parsed languages: the index sniffed the
+// content (a .h file in C++ is highlighted as C++, not C).
 func Lexer(path, language, code string) chroma.Lexer {
 	l := lexers.Match(path)
+	if want, ok := languageLexers[language]; ok && (l == nil || l.Config().Name != want && parsedLexer(l)) {
+		if byLang := lexers.Get(want); byLang != nil {
+			l = byLang
+		}
+	}
 	if l == nil && language != "" {
 		l = lexers.Get(language)
 	}
@@ -79,6 +93,16 @@ func Lexer(path, language, code string) chroma.Lexer {
 		l = lexers.Fallback
 	}
 	return chroma.Coalesce(l)
+}
+
+// parsedLexer reports whether l is the lexer of a language spelunk parses.
+func parsedLexer(l chroma.Lexer) bool {
+	for _, name := range languageLexers {
+		if l.Config().Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // Lines highlights code and returns one self-contained line per source line

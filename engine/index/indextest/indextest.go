@@ -77,9 +77,21 @@ func Fixture(t testing.TB) Indexed {
 // FixtureWith indexes the fixture with emb.
 func FixtureWith(t testing.TB, emb index.Embedder) Indexed {
 	t.Helper()
+	return fixture(t, emb, index.Options{})
+}
+
+// FixtureOrdered is Fixture indexed by one parse worker: symbol ids, which break
+// ties between equal scores, are then the same on every run, as goldens need.
+func FixtureOrdered(t testing.TB) Indexed {
+	t.Helper()
+	return fixture(t, Embedder(), index.Options{Workers: 1})
+}
+
+func fixture(t testing.TB, emb index.Embedder, opts index.Options) Indexed {
+	t.Helper()
 	db := pgtest.Open(t)
 	root := Repo(t)
-	sum, err := index.New(db, emb).Index(context.Background(), root, index.Options{})
+	sum, err := index.New(db, emb).Index(context.Background(), root, opts)
 	if err != nil {
 		t.Fatalf("index fixture: %v", err)
 	}

@@ -5,6 +5,10 @@ type clause struct {
 	toks    []token         // words (negators left out) and values, in order
 	content map[string]bool // keys of content words and values
 	marks   []mark          // the clause's negations
+	// subjEnd is the index in toks of the first verb marker (copula, modal,
+	// auxiliary or negator): the words before it are the clause's subject. -1
+	// when the clause has none.
+	subjEnd int
 }
 
 // mark is one negation in a clause. A negation of the whole clause ("do not",
@@ -58,8 +62,11 @@ func analyze(s Statement) statement {
 
 // clause analyses the tokens of one clause and records them in the statement.
 func (st *statement) clause(raw []token) (clause, bool) {
-	c := clause{content: map[string]bool{}}
+	c := clause{content: map[string]bool{}, subjEnd: -1}
 	for i, t := range raw {
+		if c.subjEnd < 0 && (t.neg || verbMarker(t)) {
+			c.subjEnd = len(c.toks)
+		}
 		if t.kind == tValue {
 			if st.values[t.vtype] == nil {
 				st.values[t.vtype] = map[string]string{}
@@ -69,6 +76,9 @@ func (st *statement) clause(raw []token) (clause, bool) {
 			c.toks = append(c.toks, t)
 			st.toks = append(st.toks, t)
 			continue
+		}
+		if t.flip && attributive(raw, i) {
+			t.flip, t.key = false, ownKey(t.lower)
 		}
 		switch {
 		case t.neg:
@@ -95,6 +105,28 @@ func (st *statement) clause(raw []token) (clause, bool) {
 		}
 	}
 	return c, len(c.toks) > 0 || len(c.marks) > 0
+}
+
+// determiners open a noun phrase: a negative antonym right after one, before a
+// noun, names a kind of thing, not a polarity ("the asynchronous client" is another
+// client than "the synchronous client", not its negation).
+var determiners = setOf([]string{"the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "your", "my"})
+
+func attributive(raw []token, i int) bool {
+	if i == 0 || i+1 >= len(raw) || !determiners[raw[i-1].lower] {
+		return false
+	}
+	next := raw[i+1]
+	return next.kind == tWord && !next.stop && !next.neg
+}
+
+// ownKey is a word's stem with synonyms merged but no antonym mapping.
+func ownKey(lower string) string {
+	s := stem(lower)
+	if syn, ok := synonymStems[s]; ok {
+		return syn
+	}
+	return s
 }
 
 // negatesClause reports whether the negator at raw[i] negates its whole clause: an

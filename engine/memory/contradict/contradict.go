@@ -16,6 +16,15 @@
 //   - different choices for one role: "use pnpm" vs "use yarn", "stored in UTC" vs
 //     "stored in local time", named after a cue such as use, with, in, is.
 //
+// A choice is also read from structure alone: two statements whose content differs
+// only in one run of words filling the same predicate slot ("returns JSON" vs
+// "returns XML", "runs serially" vs "runs concurrently"; slot.go), a frequency
+// ("weekly" vs "monthly", read as interval values), or "only X" against another
+// subject (roles.go). Subjects are compared by position (subject.go, roles.go):
+// own leading words on both sides, or disjoint subjects of one predicate, are
+// different subjects; a modifier on one side only narrows the subject, so its values
+// do not clash with the plain subject's.
+//
 // Paraphrases and agreements carry none of these and are not conflicts; a
 // statement that only adds detail (more values, more names) is not either.
 // Events ("episode" memories) are compared by polarity only: two deploys on
@@ -80,7 +89,13 @@ func Check(a, b Statement) Result {
 	if r := substitution(sa, sb, names); r.Contradicts {
 		return r
 	}
-	return namedChoice(sa, sb, names)
+	if r := namedChoice(sa, sb, names); r.Contradicts {
+		return r
+	}
+	if r := onlyClash(sa, sb); r.Contradicts {
+		return r
+	}
+	return slotChoice(sa, sb)
 }
 
 // minPolarityOverlap is the share of the shorter clause's content that the two
@@ -99,7 +114,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if len(shared) < 2 || float64(len(shared)) < minPolarityOverlap*float64(m) {
 				continue
 			}
-			if differentSubject(ca.content, cb.content, names) {
+			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
@@ -145,7 +160,8 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
 			continue
 		}
-		if !sameSubject(a.words, b.words) {
+		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
+		if !same || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",
@@ -183,6 +199,9 @@ func substitution(a, b statement, names map[string]bool) Result {
 	for _, ca := range a.clauses {
 		for _, cb := range b.clauses {
 			if ca.negatedAgainst(cb) != cb.negatedAgainst(ca) {
+				continue
+			}
+			if differentSubjects(ca.phrase(), cb.phrase()) {
 				continue
 			}
 			if r := substituted(ca.toks, cb.toks); r.Contradicts {
@@ -253,6 +272,9 @@ func isParticiple(w string) bool {
 // datastore" vs "PostgreSQL as our primary datastore, with ...".
 func namedChoice(a, b statement, names map[string]bool) Result {
 	na, nb := namedOnly(a, b, names), namedOnly(b, a, names)
+	if differentSubjects(a.phrase(), b.phrase()) {
+		return Result{}
+	}
 	if len(na) == 0 || len(nb) == 0 || hasScope(keys(na)) || hasScope(keys(nb)) {
 		return Result{}
 	}

@@ -40,8 +40,7 @@ var antonyms = map[string]string{
 	"unencrypted":  "encrypted",
 	"disconnected": "connected",
 	"stop":         "start", "stopped": "started",
-	"deprecated": "recommended",
-	"blacklist":  "whitelist", "denylist": "allowlist",
+	"blacklist": "whitelist", "denylist": "allowlist",
 }
 
 // synonyms canonicalises words that mean the same for this purpose.
@@ -70,8 +69,7 @@ var stopWords = []string{
 	"might", "can", "could", "will", "would", "shall", "need", "needs", "has", "have",
 	"had", "do", "does", "did", "be", "is", "are", "was", "were", "been", "being", "get",
 	"gets", "got", "let", "lets", "too", "other", "such", "own", "same", "etc", "ever",
-	"longer", "whether", "currently", "now", "anymore", "bother", "only", "able",
-	"please",
+	"longer", "whether", "currently", "now", "anymore", "only", "able",
 }
 
 // clauseBreaks end a clause: negation does not reach across them.
@@ -138,5 +136,4 @@ var permissionWords = []string{
 // "do not X", "avoid X" is "do not use X".
 var clauseFlipWords = []string{
 	"forbidden", "prohibited", "disallowed", "banned", "denied", "avoid", "optional",
-	"deprecated",
 }

@@ -15,6 +15,7 @@ type labelled struct {
 	B        string `json:"b"`
 	AKind    string `json:"a_kind"`
 	BKind    string `json:"b_kind"`
+	Split    string `json:"split"`
 }
 
 func loadPairs(t *testing.T, path string) []labelled {
@@ -36,12 +37,55 @@ func loadPairs(t *testing.T, path string) []labelled {
 	return out
 }
 
+// pairSet is one measured set: a file, and for a split file one half of it.
+type pairSet struct {
+	file, split string
+	// minP, minR: the floors enforced on the judge alone, just under what it
+	// reaches (0: reported only).
+	minP, minR float64
+}
+
+func (s pairSet) String() string {
+	if s.split == "" {
+		return s.file
+	}
+	return s.file + "/" + s.split
+}
+
+// pairSets are the sets the judge is measured on: the development set, the old
+// held-out set, and both halves of pairs_heldout2 (tuned on "tune" only).
+var pairSets = []pairSet{
+	{"pairs", "", 0.97, 0.95},
+	{"holdout", "", 0.9, 0.95},
+	{"pairs_heldout2", "tune", 0.95, 0.75},
+	// Measured once, blind, after the judge was frozen (0.941 / 0.727); the floor
+	// guards against regressions and was not tuned towards.
+	{"pairs_heldout2", "test", 0.9, 0.7},
+}
+
+func (s pairSet) load(t *testing.T) []labelled {
+	t.Helper()
+	var out []labelled
+	for _, p := range loadPairs(t, "../../../testdata/memory/"+s.file+".jsonl") {
+		if s.split == "" || p.Split == s.split {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: no pairs", s)
+	}
+	return out
+}
+
 // TestJudgeOnLabelledPairs measures the heuristic alone (no similarity gate) on the
 // labelled pairs; the end-to-end figure with the embedder is in engine/memory.
 func TestJudgeOnLabelledPairs(t *testing.T) {
-	for _, file := range []string{"pairs", "holdout"} {
-		t.Run(file, func(t *testing.T) {
-			pairs := loadPairs(t, "../../../testdata/memory/"+file+".jsonl")
+	for _, set := range pairSets {
+		t.Run(set.String(), func(t *testing.T) {
+			pairs := set.load(t)
+			// The test half of pairs_heldout2 is measured blind: its failures are not
+			// listed, so no rule is written for one of its sentences.
+			blind := set.split == "test"
 			var tp, fp, fn int
 			for _, p := range pairs {
 				got := Check(Statement{Text: p.A, Event: p.AKind == "episode"}, Statement{Text: p.B, Event: p.BKind == "episode"})
@@ -50,14 +94,22 @@ func TestJudgeOnLabelledPairs(t *testing.T) {
 					tp++
 				case got.Contradicts:
 					fp++
-					t.Logf("false positive %s: %s", p.ID, got.Reason)
+					if !blind {
+						t.Logf("false positive %s (%s): %s", p.ID, p.Category, got.Reason)
+					}
 				case p.Conflict:
 					fn++
-					t.Logf("missed %s (%s)", p.ID, p.Category)
+					if !blind {
+						t.Logf("missed %s (%s): %q vs %q", p.ID, p.Category, p.A, p.B)
+					}
 				}
 			}
-			t.Logf("%s: judge alone: precision %.3f recall %.3f (tp %d fp %d fn %d of %d pairs)", file,
-				float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(tp+fn, 1)), tp, fp, fn, len(pairs))
+			precision, recall := float64(tp)/float64(max(tp+fp, 1)), float64(tp)/float64(max(tp+fn, 1))
+			t.Logf("%s: judge alone: precision %.3f recall %.3f (tp %d fp %d fn %d of %d pairs)", set,
+				precision, recall, tp, fp, fn, len(pairs))
+			if precision < set.minP || recall < set.minR {
+				t.Errorf("precision %.3f / recall %.3f below the required %.2f / %.2f", precision, recall, set.minP, set.minR)
+			}
 		})
 	}
 }

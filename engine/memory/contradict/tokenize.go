@@ -89,7 +89,7 @@ func tokenize(text string) []token {
 		}
 		i += size // other punctuation, hyphens, symbols: separators
 	}
-	return particles(spellNumbers(toks))
+	return particles(intervals(spellNumbers(toks)))
 }
 
 // particleVerbs make a following "on" a state ("turned on", "is on"), not a

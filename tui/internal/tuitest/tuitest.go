@@ -77,6 +77,12 @@ func Open(t testing.TB, indexed bool) *Env {
 		Memory:  memory.New(db, rec.ID, memory.Options{Embedder: emb})}
 }
 
+// Revision is the fixture repository's HEAD commit.
+func (e *Env) Revision(t testing.TB) string {
+	t.Helper()
+	return Git(t, e.Root, "rev-parse", "HEAD")
+}
+
 // Memories are the seeded memories, by role.
 type Memories struct {
 	Conflicts []string // open conflict ids, oldest first

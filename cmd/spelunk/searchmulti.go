@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/search"
+)
+
+// spelunk search over several repositories (--repo A --repo B, or --all): each
+// repository is searched on its own, at once, and the rankings are interleaved by
+// rank (search.Interleave says why scores are not compared across repositories).
+
+// repoAnswer is one repository's answer.
+type repoAnswer struct {
+	rec  pg.Repository
+	resp *search.Response
+}
+
+// multiResult is one result of a search over several repositories.
+type multiResult struct {
+	Repository string `json:"repository"`
+	search.Result
+}
+
+// multiFile is one ranked file of a search over several repositories.
+type multiFile struct {
+	Repository string `json:"repository"`
+	search.FileResult
+}
+
+// multiResponse is the --json answer over several repositories.
+type multiResponse struct {
+	Query        string        `json:"query"`
+	Kind         string        `json:"kind"`
+	Repositories []string      `json:"repositories"`
+	Results      []multiResult `json:"results"`
+	Files        []multiFile   `json:"files,omitempty"`
+	// Unavailable lists channels that could not answer in some repository.
+	Unavailable map[string]string `json:"unavailable,omitempty"`
+}
+
+// searchRepos is spelunk search over several repositories.
+func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Options, all, explain bool) error {
+	ctx := cmd.Context()
+	embedder := g.embed.embedderAsync()
+	db, err := openDB(ctx, g)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	recs, err := searchTargets(ctx, g, db, all)
+	if err != nil {
+		return err
+	}
+	emb, _, err := embedder()
+	if err != nil {
+		return err
+	}
+	answers, err := searchEach(ctx, db, recs, emb, query, opts)
+	if err != nil {
+		return err
+	}
+	out := mergeAnswers(answers, opts)
+	if g.json {
+		return json.NewEncoder(os.Stdout).Encode(out)
+	}
+	printMulti(out, explain)
+	return nil
+}
+
+// searchTargets are the repositories to search: every --repo (each must be
+// indexed), or with all every indexed repository of the tenant.
+func searchTargets(ctx context.Context, g *globals, db *pg.DB, all bool) ([]pg.Repository, error) {
+	if all {
+		if len(g.repos) > 0 {
+			return nil, usagef("--all searches every indexed repository: give it or --repo, not both")
+		}
+		repos, err := db.Repositories(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var out []pg.Repository
+		for _, r := range repos {
+			if r.LastIndexedAt != nil {
+				out = append(out, r)
+			}
+		}
+		if len(out) == 0 {
+			return nil, fmt.Errorf("no repository of tenant %s is indexed: run `spelunk index DIR`", g.tenant)
+		}
+		return out, nil
+	}
+	roots, err := repoRoots(ctx, g, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]pg.Repository, 0, len(roots))
+	for _, root := range roots {
+		rec, err := db.RepositoryByRoot(ctx, root)
+		if err != nil {
+			return nil, notIndexed(root, err)
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// searchEach runs the search in every repository at once.
+func searchEach(ctx context.Context, db *pg.DB, recs []pg.Repository, emb search.Embedder, query string, opts search.Options) ([]repoAnswer, error) {
+	answers := make([]repoAnswer, len(recs))
+	errs := make([]error, len(recs))
+	var wg sync.WaitGroup
+	for i, rec := range recs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := search.New(db, rec.ID, emb).Search(ctx, query, opts)
+			if err == nil {
+				err = markStale(ctx, db, rec, resp.Symbols()...)
+			}
+			answers[i], errs[i] = repoAnswer{rec, resp}, err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if errors.Is(err, search.ErrEmptyQuery) {
+			return nil, usageError{err}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("search %s: %w", recs[i].Root, err)
+		}
+	}
+	return answers, nil
+}
+
+// mergeAnswers interleaves the repositories' rankings, renumbering the ranks.
+func mergeAnswers(answers []repoAnswer, opts search.Options) multiResponse {
+	out := multiResponse{Query: answers[0].resp.Query, Kind: string(answers[0].resp.Kind), Results: []multiResult{}}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = 20
+	}
+	lists := make([][]search.Result, len(answers))
+	files := make([][]search.FileResult, len(answers))
+	for i, a := range answers {
+		out.Repositories = append(out.Repositories, a.rec.Name)
+		lists[i], files[i] = a.resp.Results, a.resp.Files
+		for c, why := range a.resp.Unavailable {
+			if out.Unavailable == nil {
+				out.Unavailable = map[string]string{}
+			}
+			out.Unavailable[string(c)] = why
+		}
+	}
+	if opts.Granularity == search.Files {
+		for n, p := range search.Interleave(files, func(f search.FileResult) float64 { return f.Score }, limit) {
+			f := files[p.List][p.Index]
+			f.Rank = n + 1
+			out.Files = append(out.Files, multiFile{answers[p.List].rec.Name, f})
+		}
+		return out
+	}
+	for n, p := range search.Interleave(lists, func(r search.Result) float64 { return r.Score }, limit) {
+		r := lists[p.List][p.Index]
+		r.Rank = n + 1
+		out.Results = append(out.Results, multiResult{answers[p.List].rec.Name, r})
+	}
+	return out
+}
+
+func printMulti(out multiResponse, explain bool) {
+	n, what := len(out.Results), "results"
+	if out.Files != nil {
+		n, what = len(out.Files), "files"
+	}
+	fmt.Printf("%d %s for %s (%s query) across %d repositories\n", n, what, shortQuery(out.Query), out.Kind, len(out.Repositories))
+	for c, why := range out.Unavailable {
+		fmt.Printf("  channel %s unavailable: %s\n", c, why)
+	}
+	for _, r := range out.Results {
+		printResult(r.Result, explain, "", r.Repository)
+	}
+	for _, f := range out.Files {
+		fmt.Printf("%3d  %.4f  [%s] %s\n", f.Rank, f.Score, f.Repository, f.Path)
+		for _, r := range f.Symbols {
+			printResult(r, explain, "       ", "")
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package memcache
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+)
+
+// TestSketchRecall: past exactBelow the sketch picks the candidates; the top 10
+// it returns must be the exact scan's top 10 for nearly every query (the texts
+// are the benchmark's, embedded by the hashing embedder, whose vectors are
+// sparse: the hard case for a sign sketch).
+func TestSketchRecall(t *testing.T) {
+	const n, queries, limit = 20_000, 50, 10
+	emb := embed.NewHashing(0)
+	texts := make([]string, n)
+	for i := range texts {
+		texts[i] = fmt.Sprintf("memory %d about service %d, port %d and the retry budget of queue %d", i, i%97, 8000+i%50, i%13)
+	}
+	vecs, err := emb.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &vecIndex{dims: emb.Dims(), loaded: true}
+	for i, v := range vecs {
+		x.ids = append(x.ids, fmt.Sprint(i))
+		x.created = append(x.created, int64(n-i))
+		x.weight = append(x.weight, 1/(1+float64(i)/float64(n))) // newer first, as decay does
+		x.flat = append(x.flat, v...)
+	}
+	x.sketch = sketchAll(x.flat, x.dims)
+	found, total := 0, 0
+	for q := range queries {
+		text := fmt.Sprintf("retry budget of queue %d on port %d", q%13, 8000+q%50)
+		qv, err := emb.Embed(context.Background(), []string{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := x.dims
+		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) })
+		got := map[int]bool{}
+		for _, s := range x.scan(qv[0], limit) {
+			got[s.i] = true
+		}
+		for _, s := range want {
+			total++
+			if got[s.i] {
+				found++
+			}
+		}
+	}
+	recall := float64(found) / float64(total)
+	t.Logf("sketch recall@%d against the exact scan over %d vectors: %.3f", limit, n, recall)
+	if recall < 0.95 {
+		t.Errorf("sketch recall@%d = %.3f, want >= 0.95", limit, recall)
+	}
+}

@@ -1,0 +1,111 @@
+package contradict
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Frequencies are values of one slot ("how often"): "weekly" and "monthly" are two
+// fillers of it that cannot both hold, like two ports. They are read as an
+// "interval" value in seconds, whether written as an adverb (weekly, nightly), as
+// "every/each <unit>" or as "once/twice a <unit>", so "daily" equals "once a day"
+// and "every night".
+
+// periodWords are the units a frequency is counted in, in seconds.
+var periodWords = map[string]float64{
+	"minute": 60, "hour": 3600, "day": 86400, "night": 86400, "week": 604800,
+	"fortnight": 1209600, "month": 2592000, "quarter": 7776000, "year": 31536000,
+}
+
+// frequencyAdverbs are frequencies written as one word.
+var frequencyAdverbs = map[string]float64{
+	"hourly": 3600, "daily": 86400, "nightly": 86400, "weekly": 604800,
+	"fortnightly": 1209600, "biweekly": 1209600, "monthly": 2592000,
+	"quarterly": 7776000, "yearly": 31536000, "annually": 31536000,
+}
+
+// repeatWords count the repeats in one period: "twice a day".
+var repeatWords = map[string]float64{"once": 1, "twice": 2}
+
+// everyWords introduce a period that repeats: "every week", "each night".
+var everyWords = map[string]bool{"every": true, "each": true}
+
+// intervals rewrites frequencies as interval values.
+func intervals(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind == tWord {
+			if sec, ok := frequencyAdverbs[t.lower]; ok {
+				out = append(out, interval(t.surface, sec))
+				continue
+			}
+			if n, sec, ok := perPeriod(toks, i); ok {
+				out = append(out, interval(surfaceOf(toks[i:i+n]), sec))
+				i += n - 1
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// perPeriod matches "every <unit>", "every <duration>", "once a <unit>", "twice
+// a <unit>" at toks[i]: the tokens it spans and the interval in seconds.
+func perPeriod(toks []token, i int) (int, float64, bool) {
+	next := func(k int) (token, bool) {
+		if i+k < len(toks) {
+			return toks[i+k], true
+		}
+		return token{}, false
+	}
+	t := toks[i]
+	n1, ok := next(1)
+	if !ok {
+		return 0, 0, false
+	}
+	if everyWords[t.lower] {
+		if sec, ok := periodWords[singular(n1.lower)]; ok && n1.kind == tWord {
+			return 2, sec, true
+		}
+		if n1.kind == tValue && n1.vtype == "duration" {
+			return 2, parseSeconds(n1.key), true
+		}
+		return 0, 0, false
+	}
+	times := repeatWords[t.lower]
+	if times == 0 || n1.kind != tWord || (n1.lower != "a" && n1.lower != "an" && n1.lower != "per") {
+		return 0, 0, false
+	}
+	n2, ok := next(2)
+	if sec, known := periodWords[n2.lower]; ok && known && n2.kind == tWord {
+		return 3, sec / times, true
+	}
+	return 0, 0, false
+}
+
+func singular(w string) string {
+	if len(w) > 3 && w[len(w)-1] == 's' {
+		return w[:len(w)-1]
+	}
+	return w
+}
+
+// parseSeconds reads the seconds back from a duration key ("duration:604800").
+func parseSeconds(key string) float64 {
+	f, _ := strconv.ParseFloat(strings.TrimPrefix(key, "duration:"), 64)
+	return f
+}
+
+func interval(surface string, sec float64) token {
+	return value(surface, "interval", formatFloat(sec))
+}
+
+func surfaceOf(ts []token) string {
+	ws := make([]string, len(ts))
+	for i, t := range ts {
+		ws[i] = t.surface
+	}
+	return strings.Join(ws, " ")
+}

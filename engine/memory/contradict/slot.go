@@ -1,0 +1,152 @@
+package contradict
+
+import (
+	"fmt"
+)
+
+// A slot choice: two statements that say the same thing except for what fills one
+// slot of the predicate, "The endpoint returns JSON" vs "... returns XML", "update
+// PRs weekly" vs "... monthly", "tests run serially" vs "... concurrently". The
+// two fillers are siblings (values of one slot), so both cannot hold. This needs no
+// list of formats, protocols or modes: the structure says that A and B are
+// alternatives. The word order may differ ("The gateway emits its logs as JSON"
+// vs "Logs from the gateway are emitted as logfmt"), the context may not.
+
+// additives mark a statement that adds to another instead of replacing it: "the
+// linter also checks for shadowed variables".
+var additives = map[string]bool{"also": true, "too": true, "additionally": true, "besides": true}
+
+// slotChoice finds two statements whose content differs only in one run of up to
+// maxChoiceWords words on each side, in the predicate of both, filling the same
+// slot: after the same word, after a choice cue on both sides, or as the last word
+// of both.
+func slotChoice(a, b statement) Result {
+	if a.event || b.event || hasMarks(a) || hasMarks(b) || additive(a) || additive(b) {
+		return Result{}
+	}
+	pa, pb := a.phrase(), b.phrase()
+	if len(intersect(pa.keys, pb.keys)) < 2 {
+		return Result{}
+	}
+	ra, oka := ownRun(pa, pb)
+	rb, okb := ownRun(pb, pa)
+	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) {
+		return Result{}
+	}
+	if !sameSlot(ra, rb) {
+		return Result{}
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
+		surfaces(ra.toks), surfaces(rb.toks))}
+}
+
+// run is a statement's own stretch of content: its tokens, the token just before
+// it, and whether it ends the statement's content.
+type run struct {
+	toks   []token
+	anchor token
+	last   bool
+}
+
+// ownRun returns the one contiguous run of p's content that o lacks. It fails
+// when p has no such content, more than one run, a run longer than
+// maxChoiceWords, or a run before any content both share (a subject, not a
+// predicate).
+func ownRun(p, o phrase) (run, bool) {
+	var r run
+	start, end, sharedBefore := -1, -1, false
+	for i, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		if o.keys[t.key] {
+			if start >= 0 && end < i {
+				end = i
+			}
+			if start < 0 {
+				sharedBefore = true
+			}
+			continue
+		}
+		if start >= 0 && end >= 0 {
+			return run{}, false // a second run
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+	if start < 0 || !sharedBefore {
+		return run{}, false
+	}
+	if end < 0 {
+		end, r.last = len(p.toks), true
+	}
+	for _, t := range p.toks[start:end] {
+		if isContent(t) {
+			r.toks = append(r.toks, t)
+		}
+	}
+	if len(r.toks) > maxChoiceWords || !inPredicate(p.toks[end:], o) {
+		return run{}, false
+	}
+	r.anchor = p.toks[start-1]
+	return r, true
+}
+
+// sameSlot reports whether two runs fill the same slot. After a copula, a run
+// opening with a participle is a different verb, not a different value ("is built
+// with Vite" vs "is written in TypeScript").
+func sameSlot(x, y run) bool {
+	for _, r := range []run{x, y} {
+		if first := r.toks[0]; isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower) {
+			return false
+		}
+	}
+	switch {
+	case x.anchor.key == y.anchor.key:
+		return true
+	case cueSet[x.anchor.lower] && cueSet[y.anchor.lower] && !isCopula(x.anchor.lower) && !isCopula(y.anchor.lower):
+		return true
+	}
+	return x.last && y.last && len(x.toks) == 1 && len(y.toks) == 1
+}
+
+// inPredicate reports whether what follows a run leaves it in the predicate: a
+// verb after it ("The cache TTL is 5 minutes") makes it the subject, and a value
+// both sides give after it is the predicate itself ("entries expire after 5
+// minutes").
+func inPredicate(after []token, o phrase) bool {
+	for _, t := range after {
+		if t.kind == tValue && o.keys[t.key] {
+			return false
+		}
+	}
+	return verbless(after)
+}
+
+func hasMarks(s statement) bool {
+	for _, c := range s.clauses {
+		if len(c.marks) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func additive(s statement) bool {
+	for _, t := range s.toks {
+		if t.kind == tWord && additives[t.lower] {
+			return true
+		}
+	}
+	return false
+}
+
+func hasScopeToken(ts []token) bool {
+	for _, t := range ts {
+		if scopeStems[t.key] {
+			return true
+		}
+	}
+	return false
+}

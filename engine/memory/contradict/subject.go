@@ -1,0 +1,179 @@
+package contradict
+
+// A statement's subject is what comes first: "Audit logs are kept 1 year" is about
+// audit logs, "Admins can delete projects" about admins. Two statements whose
+// leading words differ on both sides ("Admins can ..." vs "Members cannot ...",
+// "The customer API returns JSON" vs "The partner API returns XML") are about
+// different things; one whose subject carries a modifier the other lacks ("Audit
+// logs" vs "Logs") is about a narrower thing, which may have values of its own.
+// Words are told apart by position only, relative to the words both share: no
+// list of role or entity nouns is needed.
+
+// phrase is an ordered run of tokens with the set of its content keys.
+type phrase struct {
+	toks []token
+	keys map[string]bool
+}
+
+func (c clause) phrase() phrase { return phrase{c.toks, c.content} }
+
+func (s statement) phrase() phrase {
+	keys := make(map[string]bool, len(s.words))
+	for k := range s.words {
+		keys[k] = true
+	}
+	for _, vs := range s.values {
+		for k := range vs {
+			keys[k] = true
+		}
+	}
+	return phrase{s.toks, keys}
+}
+
+func isContent(t token) bool { return t.kind == tValue || !t.stop }
+
+// leadingOnly returns the content tokens of p that come before the first content
+// word it shares with o and that o lacks: the subject words of p's own. A choice
+// verb in front ("Use Redis ...") is an imperative, not a subject.
+func leadingOnly(p, o phrase) []token {
+	var out []token
+	for _, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		if o.keys[t.key] {
+			break
+		}
+		if t.kind == tWord && cueSet[t.lower] {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// differentSubjects: both phrases open with words of their own.
+func differentSubjects(a, b phrase) bool {
+	return len(leadingOnly(a, b)) > 0 && len(leadingOnly(b, a)) > 0
+}
+
+// modifiers returns the content tokens of p, absent from o, that come before a
+// shared content word which itself comes before p's first value absent from o:
+// the words that narrow the subject the value is given for ("Audit logs are kept
+// 1 year", "the rate limit for the search endpoint is 20"). Words after the shared
+// context elaborate instead ("capped at 30 seconds").
+func modifiers(p, o phrase) []token {
+	var pending, out []token
+	for i, t := range p.toks {
+		if verbMarker(t) { // the subject ends: its own words narrow it
+			out = append(out, pending...)
+			pending = pending[:0]
+		}
+		if !isContent(t) {
+			continue
+		}
+		if t.kind == tValue && !o.keys[t.key] {
+			break
+		}
+		// A shared word labelling the value ("pin Python 3.11") starts the
+		// predicate: the words before it are its verb, not a modifier.
+		if o.keys[t.key] && labelsValue(p, o, i) {
+			break
+		}
+		if o.keys[t.key] {
+			out = append(out, pending...)
+			pending = pending[:0]
+			continue
+		}
+		if t.kind == tWord && cueSet[t.lower] {
+			continue
+		}
+		pending = append(pending, t)
+	}
+	return out
+}
+
+// narrowerSubject: one side qualifies the subject the other states plainly.
+func narrowerSubject(a, b phrase) bool {
+	return len(modifiers(a, b)) > 0 || len(modifiers(b, a)) > 0
+}
+
+// labelledClash finds a value of type vtype that both statements give in their
+// predicate right after the same word, with different values: "pin Python 3.11"
+// vs "runs on Python 3.9". The word says what the value is of, so the rest of the
+// wording ("pin" vs "runs on") may differ. A labelled value followed by a verb is
+// part of the subject instead ("Python 3.8 support is deprecated").
+func labelledClash(a, b statement, vtype string) bool {
+	if hasScope(minus(a.words, b.words)) && hasScope(minus(b.words, a.words)) {
+		return false
+	}
+	la, lb := labelledValues(a, vtype), labelledValues(b, vtype)
+	for label, va := range la {
+		if vb, ok := lb[label]; ok && len(intersect(va, vb)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// labelledValues maps the key of the content word before each predicate value of
+// vtype to the values it labels.
+func labelledValues(s statement, vtype string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for i, t := range s.toks {
+		if t.kind != tValue || t.vtype != vtype || i == 0 {
+			continue
+		}
+		if !verbless(s.toks[i+1:]) {
+			continue
+		}
+		// The label is one or two content words right before the value ("Python
+		// 3.11", "HTTP status 422"), after some other content (a value that opens
+		// the statement is its subject: "Port 8080 serves ...").
+		for j := i - 1; j >= max(i-2, 1); j-- {
+			prev := s.toks[j]
+			if prev.kind != tWord || prev.stop || !hasContent(s.toks[:j]) {
+				break
+			}
+			if out[prev.key] == nil {
+				out[prev.key] = map[string]bool{}
+			}
+			out[prev.key][t.key] = true
+		}
+	}
+	return out
+}
+
+// verbless: no copula, modal or auxiliary follows.
+func verbless(after []token) bool {
+	for _, t := range after {
+		if t.kind == tWord && (isCopula(t.lower) || modals[t.lower] || doWords[t.lower]) {
+			return false
+		}
+	}
+	return true
+}
+
+func hasContent(ts []token) bool {
+	for _, t := range ts {
+		if isContent(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// labelsValue reports whether p.toks[i] is the first of at most two words right
+// before a value o lacks ("Python 3.11", "HTTP status 422").
+func labelsValue(p, o phrase, i int) bool {
+	for k := i + 1; k < min(i+3, len(p.toks)); k++ {
+		t := p.toks[k]
+		if t.kind == tValue {
+			return !o.keys[t.key]
+		}
+		if t.stop {
+			return false
+		}
+	}
+	return false
+}
