@@ -120,8 +120,11 @@ const affectedUnresolved = `
 // The ids are gathered into analysed tables first (res_aff_r, res_aff_u): the
 // planner cannot see that the full pass's branch (every edge, when res_scope
 // is empty) yields nothing in a scoped run, estimated the union at every
-// edge, and scanned them all (a one-line save at $GOROOT scale spent 3 s in
-// each of the two statements below; with the tables, 10 and 20 ms).
+// edge, and scanned them all (a one-line save at $GOROOT scale spent 2-5 s in
+// each of the two statements below; with the tables, 10 and 20 ms). Gathering
+// still costs about 1 s each there: under row-level security the typeBaseX
+// branch cannot use its expression index (regexp_replace is not leakproof),
+// so it reads every typed edge; a stored column would fix that.
 var collectSteps = []struct{ name, sql string }{
 	{"affected resolved edges", `CREATE TEMP TABLE res_aff_r ON COMMIT DROP AS ` + affectedResolved},
 	{"analyse affected resolved edges", `ANALYZE res_aff_r`},
