@@ -344,3 +344,40 @@ func TestHookInterpreter(t *testing.T) {
 		}
 	}
 }
+
+// TestHookRoundTripUnderHooksPath: with core.hooksPath naming a shared
+// directory that already holds hooks, install chains them there (git runs
+// both the old hook and spelunk), .git/hooks is never touched, and uninstall
+// leaves the shared directory byte-identical.
+func TestHookRoundTripUnderHooksPath(t *testing.T) {
+	repo := newRepo(t)
+	git(t, repo, "config", "core.hooksPath", ".githooks")
+	shared, local := filepath.Join(repo, ".githooks"), filepath.Join(repo, ".git", "hooks")
+	marker := filepath.Join(t.TempDir(), "theirs")
+	writeFile(t, filepath.Join(shared, "post-commit"), "#!/bin/sh\necho \"theirs $*\" >> '"+marker+"'\n", 0o755)
+	writeFile(t, filepath.Join(shared, "pre-commit"), "#!/bin/sh\nexit 0\n", 0o755)
+	before, localBefore := snapshot(t, shared), snapshot(t, local)
+	bin, calls := fakeSpelunk(t)
+
+	rep := install(t, repo, bin)
+	if rep.Dir != shared {
+		t.Fatalf("installed into %s, want core.hooksPath %s", rep.Dir, shared)
+	}
+	commitFile(t, repo, "c.txt", "c\n")
+	waitFor(t, "spelunk started by the hook", func() bool { return len(lines(calls)) > 0 })
+	if got := lines(marker); len(got) != 1 || got[0] != "theirs " {
+		t.Errorf("the chained hook ran %q, want once with no arguments", got)
+	}
+
+	uninstall(t, repo)
+	if after := snapshot(t, shared); !maps.Equal(before, after) {
+		t.Errorf("core.hooksPath after install and uninstall:\n%v\nwant\n%v", after, before)
+	}
+	if after := snapshot(t, local); !maps.Equal(localBefore, after) {
+		t.Errorf(".git/hooks changed although core.hooksPath is set:\n%v\nwant\n%v", after, localBefore)
+	}
+	commitFile(t, repo, "d.txt", "d\n")
+	if got := lines(marker); len(got) != 2 {
+		t.Errorf("after uninstall the shared hook ran %d times in all, want 2", len(got))
+	}
+}

@@ -116,13 +116,24 @@ const affectedUnresolved = `
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
 // statistics of freshly loaded tables (a nested loop over 100k edges took minutes).
+//
+// The ids are gathered into analysed tables first (res_aff_r, res_aff_u): the
+// planner cannot see that the full pass's branch (every edge, when res_scope
+// is empty) yields nothing in a scoped run, estimated the union at every
+// edge, and scanned them all (a one-line save at $GOROOT scale spent 2-5 s in
+// each of the two statements below; with the tables, 10 and 20 ms). Gathering
+// still costs about 1 s each there: under row-level security the typeBaseX
+// branch cannot use its expression index (regexp_replace is not leakproof),
+// so it reads every typed edge; a stored column would fix that.
 var collectSteps = []struct{ name, sql string }{
+	{"affected resolved edges", `CREATE TEMP TABLE res_aff_r ON COMMIT DROP AS ` + affectedResolved},
+	{"analyse affected resolved edges", `ANALYZE res_aff_r`},
 	{"forget dangling and affected targets", `
 		WITH gone AS (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone),
 		d AS (
 			UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
 			FROM gone
-			WHERE e.repository_id = $1 AND e.id IN (` + affectedResolved + `)
+			WHERE e.repository_id = $1 AND e.id IN (SELECT id FROM res_aff_r)
 			  AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 			  AND (e.target_name IN (SELECT name FROM res_changed_names)
 			       -- a definition of that name was added, removed, changed or moved
@@ -136,6 +147,8 @@ var collectSteps = []struct{ name, sql string }{
 	// Temp tables are never auto-analysed: without statistics the planner guesses
 	// their size, so the ones the next statements read are analysed once filled.
 	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
+	{"affected unresolved edges", `CREATE TEMP TABLE res_aff_u ON COMMIT DROP AS ` + affectedUnresolved},
+	{"analyse affected unresolved edges", `ANALYZE res_aff_u`},
 	{"link imports to files", `
 		UPDATE edges e SET target_file_id = f.id, confidence = 'exact'
 		FROM files f
@@ -149,7 +162,7 @@ var collectSteps = []struct{ name, sql string }{
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
-		WHERE e.repository_id = $1 AND e.id IN (` + affectedUnresolved + `)
+		WHERE e.repository_id = $1 AND e.id IN (SELECT id FROM res_aff_u)
 		  AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
 		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
@@ -222,7 +235,7 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 			w.changedDefinitions()); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `ANALYZE res_scope, res_gone, res_changed_names`); err != nil {
+		if _, err := tx.Exec(ctx, `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {

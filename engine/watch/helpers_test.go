@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -176,54 +175,19 @@ func lastCommit(t testing.TB, db *pg.DB) (commit string, workingTree bool) {
 	return commit, workingTree
 }
 
-// snapshot lists the definitions of the index, as a clean index must have them.
-func snapshot(t testing.TB, db *pg.DB) []string {
-	t.Helper()
-	rows, err := db.Pool.Query(context.Background(), `
-		SELECT 'file ' || path || ' ' || status || ' ' || coalesce(skip_reason, '') || ' ' || coalesce(blob_sha, '') FROM files
-		UNION ALL
-		SELECT s.path || ' ' || s.qualified_name || ' ' || s.kind || ' ' || s.start_line || '-' || s.end_line || ' ' || s.content_hash
-		FROM symbols s
-		ORDER BY 1`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
-// matchesClean compares db with a clean index of root as it is now.
+// matchesClean compares every row of db's repository with a clean index of
+// root as it is now, in another database (indextest.Rows: files, symbols,
+// edges and their decisions, postings, vectors).
 func matchesClean(t testing.TB, db *pg.DB, root string, opts index.Options) {
 	t.Helper()
 	clean := pgtest.Open(t)
-	if _, err := index.New(clean, hashing()).Index(context.Background(), root, opts); err != nil {
+	sum, err := index.New(clean, hashing()).Index(context.Background(), root, opts)
+	if err != nil {
 		t.Fatal(err)
 	}
-	got, want := snapshot(t, db), snapshot(t, clean)
-	if !slices.Equal(got, want) {
-		var diff []string
-		for _, g := range got {
-			if !slices.Contains(want, g) {
-				diff = append(diff, "+ "+g)
-			}
-		}
-		for _, w := range want {
-			if !slices.Contains(got, w) {
-				diff = append(diff, "- "+w)
-			}
-		}
-		if len(diff) > 20 {
-			diff = append(diff[:20], "...")
-		}
-		t.Fatalf("the watched index differs from a clean one (%d vs %d rows):\n%s", len(got), len(want), strings.Join(diff, "\n"))
+	got, want := indextest.Rows(t, db, mustRepoID(t, db)), indextest.Rows(t, clean, sum.RepositoryID)
+	if d := indextest.DiffRows(got, want, 40); d != "" {
+		t.Fatalf("the watched index differs from a clean one (%d vs %d rows): %s", len(got), len(want), d)
 	}
 }
 

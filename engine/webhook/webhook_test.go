@@ -28,7 +28,13 @@ import (
 	"github.com/spelunkhq/spelunk/engine/webhook"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if os.Getenv("SPELUNK_WEBHOOK_CRASH_CHILD") == "1" {
+		crashChild()
+		return
+	}
+	pgtest.Main(m)
+}
 
 const secret = "correct horse battery staple"
 
