@@ -228,47 +228,5 @@ const cFixtureDir = "../../testdata/langfixture"
 
 // TestGoldenC is TestGolden for cFixtureDir (-update rewrites the goldens).
 func TestGoldenC(t *testing.T) {
-	var paths []string
-	err := filepath.WalkDir(cFixtureDir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			paths = append(paths, p)
-		}
-		return err
-	})
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no fixture files: %v", err)
-	}
-	for _, p := range paths {
-		rel, _ := filepath.Rel(cFixtureDir, p)
-		rel = filepath.ToSlash(rel)
-		t.Run(rel, func(t *testing.T) {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := Parse(rel, src, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, f, src)
-			got := goldenView(f)
-			gp := filepath.Join(goldenDir, rel+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(gp, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(gp)
-			if err != nil {
-				t.Fatalf("no golden file (run with -update): %v", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from %s (run with -update and review the diff):\n%s", rel, gp, lineDiff(string(want), string(got)))
-			}
-		})
-	}
+	goldenTree(t, cFixtureDir, cFixtureDir)
 }

@@ -176,24 +176,24 @@ const goldenDir = "../../testdata/parse"
 // TestGolden parses every fixture file and compares the result with
 // testdata/parse/<path>.json. Run with -update to rewrite them.
 func TestGolden(t *testing.T) {
+	goldenTree(t, fixtureDir, fixtureDir)
+}
+
+// goldenTree compares the parse of every file under dir (named by its path
+// relative to root) with its golden, or rewrites the goldens with -update.
+func goldenTree(t *testing.T, root, dir string) {
 	var paths []string
-	err := filepath.WalkDir(fixtureDir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() {
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
 			paths = append(paths, p)
 		}
-		return nil
+		return err
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no fixture files")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no inputs under %s: %v", dir, err)
 	}
 	for _, p := range paths {
-		rel, _ := filepath.Rel(fixtureDir, p)
+		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		t.Run(rel, func(t *testing.T) {
 			src, err := os.ReadFile(p)
@@ -220,7 +220,7 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatalf("no golden file (run with -update): %v", err)
 			}
-			if !bytes.Equal(got, want) {
+			if string(got) != string(want) {
 				t.Errorf("%s differs from %s (run with -update and review the diff):\n%s", rel, gp, lineDiff(string(want), string(got)))
 			}
 		})

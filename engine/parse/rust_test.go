@@ -20,54 +20,6 @@ func TestGoldenRust(t *testing.T) {
 	goldenTree(t, languagesDir, filepath.Join(languagesDir, "rust"))
 }
 
-// goldenTree compares the parse of every file under dir (named by its path
-// relative to root) with its golden, or rewrites the goldens with -update.
-func goldenTree(t *testing.T, root, dir string) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			paths = append(paths, p)
-		}
-		return err
-	})
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no inputs under %s: %v", dir, err)
-	}
-	for _, p := range paths {
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
-		t.Run(rel, func(t *testing.T) {
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := Parse(rel, src, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, f, src)
-			got := goldenView(f)
-			gp := filepath.Join(goldenDir, rel+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(gp), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(gp, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(gp)
-			if err != nil {
-				t.Fatalf("no golden file (run with -update): %v", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("%s differs from %s (run with -update and review the diff):\n%s", rel, gp, lineDiff(string(want), string(got)))
-			}
-		})
-	}
-}
-
 func parseRust(t testing.TB, src string, opts Options) *File {
 	t.Helper()
 	f, err := Parse("src/a.rs", []byte(src), opts)
