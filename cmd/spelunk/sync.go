@@ -4,6 +4,7 @@ package main
 // machine, database and project that serves memory reads and queues writes.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +150,11 @@ func newSyncCmd(g *globals) *cobra.Command {
 	status := &cobra.Command{
 		Use: "status", Short: "Cache file, last pull watermark, queued writes, last error", Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if root, err := repoRoot(cmd.Context(), g); err != nil {
+				return err
+			} else if path, err := cacheFile(g, root); err != nil || path == "" {
+				return cmp.Or(err, noCache(g))
+			}
 			offline := g.offline
 			g.offline = true // status reads the file only
 			defer func() { g.offline = offline }()
@@ -168,13 +174,21 @@ func newSyncCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
+// noCache says why no cache is configured.
+func noCache(g *globals) error {
+	if g.cache == "off" {
+		return usagef("no cache: --cache off disables it")
+	}
+	return usagef("no cache: the embedded cluster needs none; give --cache FILE or a --db URL")
+}
+
 func runSync(cmd *cobra.Command, g *globals, sync bool) error {
 	s, err := openCache(cmd, g, true)
 	if err != nil {
 		return err
 	}
 	if s == nil {
-		return usagef("no cache: the embedded cluster needs none; give --cache FILE or a --db URL")
+		return noCache(g)
 	}
 	defer s.close()
 	ctx := cmd.Context()

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -118,5 +119,24 @@ func TestSyncCLI(t *testing.T) {
 	}
 	if out := run(t, "--cache", "off", "nugget", "get", "owner"); out != "ann\n" {
 		t.Errorf("core's nugget owner = %q, want ann", out)
+	}
+}
+
+// TestSyncWithoutCache: with no cache configured, sync says why, and does not
+// blame an --offline that was never given.
+func TestSyncWithoutCache(t *testing.T) {
+	repo := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sync", "status", "--cache", "off", "--db", "postgres://x@127.0.0.1:1/x"}, "--cache off disables it"},
+		{[]string{"sync", "now", "--cache", "off", "--db", "postgres://x@127.0.0.1:1/x"}, "--cache off disables it"},
+		{[]string{"sync", "status"}, "the embedded cluster needs none"},
+	} {
+		code, _, errOut := syncCLI(t, append([]string{"--repo", repo}, tc.args...)...)
+		if code == 0 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut, "--offline") {
+			t.Errorf("spelunk %v: exit %d, %q; want an error saying %q", tc.args, code, errOut, tc.want)
+		}
 	}
 }
