@@ -31,6 +31,7 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"eval", "--queries", "q.jsonl", "--k", "-1"}, "--k must be between 0 and"},
 		{[]string{"eval", "--queries", "q.jsonl", "--lexical", "x"}, "--lexical must be one of"},
 		{[]string{"index", "--workers", "-1"}, "--workers must be between 0 and"},
+		{[]string{"hooks", "status", "--repo", ".", "--repo", ".."}, "spelunk hooks works on one repository"},
 		{[]string{"index", "--max-file-bytes", "0"}, "--max-file-bytes must be positive"},
 		{[]string{"embed", "import-wink", "--from", "x.tgz", "--words", "-1"}, "--words must not be negative"},
 		{[]string{"eval", "history", "--commits", "0"}, "--commits and --max-files must be at least 1"},

@@ -43,7 +43,11 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Short: "Remove spelunk's part of the hooks, leaving other hooks exactly as they were",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := hooks.Uninstall(cmd.Context(), hooksRepo(g))
+			dir, err := hooksRepo(g)
+			if err != nil {
+				return err
+			}
+			rep, err := hooks.Uninstall(cmd.Context(), dir)
 			if rep.Dir == "" {
 				return err
 			}
@@ -58,7 +62,11 @@ func newHooksCmd(g *globals) *cobra.Command {
 		Short: "Show each hook: installed, not installed, or a foreign hook present",
 		Args:  noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			rep, err := hooks.Status(cmd.Context(), hooksRepo(g))
+			dir, err := hooksRepo(g)
+			if err != nil {
+				return err
+			}
+			rep, err := hooks.Status(cmd.Context(), dir)
 			if err != nil {
 				return err
 			}
@@ -88,7 +96,11 @@ func newHooksInstallCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := hooks.Install(cmd.Context(), hooksRepo(g), hooks.Options{Binary: bin, Flags: flags})
+			dir, err := hooksRepo(g)
+			if err != nil {
+				return err
+			}
+			rep, err := hooks.Install(cmd.Context(), dir, hooks.Options{Binary: bin, Flags: flags})
 			if rep.Dir == "" {
 				return err
 			}
@@ -105,12 +117,15 @@ func newHooksInstallCmd(g *globals) *cobra.Command {
 	return install
 }
 
-// hooksRepo is the directory whose repository the hooks command works on.
-func hooksRepo(g *globals) string {
-	if g.repo != "" {
-		return g.repo
+// hooksRepo is the directory whose repository the hooks command works on: one.
+func hooksRepo(g *globals) (string, error) {
+	if len(g.repos) > 1 {
+		return "", usagef("--repo is given %d times; spelunk hooks works on one repository", len(g.repos))
 	}
-	return "."
+	if g.repo != "" {
+		return g.repo, nil
+	}
+	return ".", nil
 }
 
 // hookBinary is the spelunk the hooks will run: --binary, else this binary.
