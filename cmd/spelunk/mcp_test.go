@@ -263,14 +263,16 @@ func TestMCPRefusesNonLoopback(t *testing.T) {
 // runs on the fixture.
 func BenchmarkMCPSearchCodeStdio(b *testing.B) {
 	f := newMCPFixture(b)
-	benchSearchStdio(b, f.stdioSession(b))
+	benchSearchStdio(b, f.stdioSession(b), fixtureQueries)
 }
 
+// fixtureQueries are names and questions of testdata/fixture.
+var fixtureQueries = []string{"IsEligibleForRefund", "Cart.Add", "how are refunds issued", "retry with backoff",
+	"TotalCents", "discount applied to the cart", "export invoices to csv", "PaymentProvider"}
+
 // benchSearchStdio calls search_code b.N times over cs and reports p50 and p95.
-func benchSearchStdio(b *testing.B, cs *mcp.ClientSession) {
+func benchSearchStdio(b *testing.B, cs *mcp.ClientSession, queries []string) {
 	ctx := context.Background()
-	queries := []string{"IsEligibleForRefund", "Cart.Add", "how are refunds issued", "retry with backoff",
-		"TotalCents", "discount applied to the cart", "export invoices to csv", "PaymentProvider"}
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

@@ -161,5 +161,5 @@ func BenchmarkMCPSearchCodeStdioTwoRepos(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer cs.Close()
-	benchSearchStdio(b, cs)
+	benchSearchStdio(b, cs, fixtureQueries)
 }
