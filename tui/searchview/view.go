@@ -222,13 +222,18 @@ func (m *Model) resultRow(i int, c columns) string {
 	if r.Truncated {
 		name += " (cut)"
 	}
-	loc := fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine)
+	loc := render.TruncateLeft(fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), c.path)
+	if repo := m.repoOf(r.ID); repo != "" {
+		// Over several repositories the row names its own; the path keeps its end.
+		label := "[" + render.Truncate(repo, c.path/3) + "] "
+		loc = label + render.TruncateLeft(fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), max(1, c.path-render.Width(label)))
+	}
 	cells := []string{
 		marker + fmt.Sprintf("%3d", r.Rank) + " ",
 		mark + " ",
 		render.Pad(kindTag(r.Kind), 6) + " ",
 		render.Pad(name, c.sym) + " ",
-		render.Pad(render.TruncateLeft(loc, c.path), c.path) + " ",
+		render.Pad(loc, c.path) + " ",
 		render.PadLeft(fmtScore(r.Score), 7) + " ",
 	}
 	for _, ch := range search.AllChannels {
