@@ -46,7 +46,9 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	root, err := repoRoot(ctx, g)
+	// The first --repo is the UI's own (status, index, watcher, memory); the
+	// others are searched beside it (tuiOthers).
+	root, err := repoRoot(ctx, &globals{repo: g.repo})
 	if err != nil {
 		return err
 	}
