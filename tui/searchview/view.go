@@ -222,12 +222,7 @@ func (m *Model) resultRow(i int, c columns) string {
 	if r.Truncated {
 		name += " (cut)"
 	}
-	loc := render.TruncateLeft(fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), c.path)
-	if repo := m.repoOf(r.ID); repo != "" {
-		// Over several repositories the row names its own; the path keeps its end.
-		label := "[" + render.Truncate(repo, c.path/3) + "] "
-		loc = label + render.TruncateLeft(fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), max(1, c.path-render.Width(label)))
-	}
+	loc := m.location(r.ID, fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), c.path)
 	cells := []string{
 		marker + fmt.Sprintf("%3d", r.Rank) + " ",
 		mark + " ",
@@ -258,6 +253,17 @@ func (m *Model) resultRow(i int, c columns) string {
 		return st.Faint.Render(render.Truncate(strings.Join(cells, ""), m.w))
 	}
 	return render.Truncate(strings.Join(styled, ""), m.w)
+}
+
+// location is a row's path cut to w from the left (its end matters most),
+// behind the repository of symbol id over several repositories.
+func (m *Model) location(id int64, path string, w int) string {
+	repo := m.repoOf(id)
+	if repo == "" {
+		return render.TruncateLeft(path, w)
+	}
+	label := "[" + render.Truncate(repo, w/3) + "] "
+	return label + render.TruncateLeft(path, max(1, w-render.Width(label)))
 }
 
 // locStyle is the style of a result's path:lines: a warning when the file
