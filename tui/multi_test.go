@@ -69,7 +69,7 @@ func TestFlowSearchSeveralRepositories(t *testing.T) {
 	tm.Send(key(tea.KeyEnter))
 	waitScreen(t, tm, "compute_tax", "[shop] …op/billing/tax.py:19-22", "[ledger] ledger.py:1-3")
 	tm.Send(key(tea.KeyEsc)) // out of the query box
-	tm.Send(runes("f")) // rank files: their rows name the repository too
+	tm.Send(runes("f"))      // rank files: their rows name the repository too
 	waitScreen(t, tm, "files · identifier", "[ledger] ledger.py  ")
 	tm.Send(runes("f"))
 	tm.Send(runes("?"))
