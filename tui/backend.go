@@ -28,6 +28,19 @@ type Backend interface {
 	Index(ctx context.Context, progress func(Progress)) (IndexResult, error)
 }
 
+// RepoFilter is implemented by a backend over several repositories: the
+// search pane labels each result with its repository and the filter key
+// narrows the search to one of them (all → the first → … → all).
+type RepoFilter interface {
+	Repositories() []string
+	// Filter names the one repository searched, "" when all are.
+	Filter() string
+	// CycleFilter moves the filter to the next repository and returns it.
+	CycleFilter() string
+	// RepoOf names the repository of a symbol the backend returned.
+	RepoOf(id int64) string
+}
+
 // SyncStatus is what the status bar shows about the local memory cache.
 type SyncStatus struct {
 	Cached    bool   // memory is served from a local cache

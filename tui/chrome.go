@@ -246,6 +246,9 @@ func (m *Model) statusBar() string {
 		name = "…"
 	}
 	segs = append(segs, barSeg{bar.Bold(true).Render(" " + name + " "), 0})
+	if f := m.RepoFilterLabel(); f != "" {
+		segs = append(segs, barSeg{bar.Foreground(th.P.Accent).Render("[" + f + "] "), 0})
+	}
 	// Right after the name: of equals the later segments go first, and queued
 	// writes matter most when the core is down and its error takes the room.
 	segs = append(segs, m.syncSegs()...)

@@ -14,6 +14,9 @@ type KeyMap struct {
 	Back             key.Binding
 	Reindex          key.Binding
 	ClearError       key.Binding
+	// RepoFilter cycles the search's repository filter; enabled only over
+	// several repositories.
+	RepoFilter key.Binding
 }
 
 // DefaultKeyMap returns the global bindings.
@@ -33,18 +36,19 @@ func DefaultKeyMap() KeyMap {
 		Back:       key.NewBinding(key.WithKeys("esc", "backspace"), key.WithHelp("esc/⌫", "back")),
 		Reindex:    key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "re-index")),
 		ClearError: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear error")),
+		RepoFilter: key.NewBinding(key.WithKeys("@"), key.WithHelp("@", "repository filter"), key.WithDisabled()),
 	}
 }
 
 // ShortHelp is the global part of the help line.
 func (k KeyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Search, k.NextTab, k.Back, k.Help, k.Quit}
+	return []key.Binding{k.Search, k.RepoFilter, k.NextTab, k.Back, k.Help, k.Quit}
 }
 
 // FullHelp is the global column of the full help.
 func (k KeyMap) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Tab1, k.Tab2, k.Tab3, k.Tab4, k.Tab5, k.NextTab, k.PrevTab},
-		{k.Search, k.Back, k.Reindex, k.ClearError, k.Help, k.Quit, k.ForceQuit},
+		{k.Search, k.RepoFilter, k.Back, k.Reindex, k.ClearError, k.Help, k.Quit, k.ForceQuit},
 	}
 }

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -132,6 +133,9 @@ func New(b Backend, cfg Config) *Model {
 		graph:     graphview.New(b, th),
 		conflicts: conflictview.New(b, th, conflictview.Config{Editor: cfg.Editor, Now: cfg.Now}),
 		memory:    memoryview.New(b, th, memoryview.Config{Now: cfg.Now}),
+	}
+	if _, ok := b.(RepoFilter); ok {
+		m.km.RepoFilter.SetEnabled(true)
 	}
 	return m
 }
@@ -339,6 +343,8 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 		return nil
 	case key.Matches(k, m.km.Reindex):
 		return m.startIndex()
+	case key.Matches(k, m.km.RepoFilter):
+		return m.cycleRepoFilter()
 	}
 	return p.Update(k)
 }
@@ -500,4 +506,28 @@ func (m *Model) View() string {
 		b.WriteString(m.statusBar())
 	}
 	return b.String()
+}
+
+// cycleRepoFilter narrows the search to the next repository (or widens it to
+// all of them again) and searches again with the same query.
+func (m *Model) cycleRepoFilter() tea.Cmd {
+	f, ok := m.b.(RepoFilter)
+	if !ok {
+		return nil
+	}
+	f.CycleFilter()
+	return m.search.Rerun()
+}
+
+// RepoFilterLabel is what the status bar shows of the repository filter: ""
+// over one repository.
+func (m *Model) RepoFilterLabel() string {
+	f, ok := m.b.(RepoFilter)
+	if !ok {
+		return ""
+	}
+	if name := f.Filter(); name != "" {
+		return "repo: " + name
+	}
+	return fmt.Sprintf("repos: all %d", len(f.Repositories()))
 }

@@ -85,7 +85,7 @@ func TestSearchSeveralRepos(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"status", "--repo", shop, "--repo", ledger}, "only spelunk mcp and spelunk search take several"},
+		{[]string{"status", "--repo", shop, "--repo", ledger}, "only spelunk mcp, spelunk search and the UI (bare spelunk) take several"},
 		{[]string{"search", "x", "--all", "--repo", shop}, "not both"},
 		{[]string{"mcp", "--tools", "code,bogus"}, "unknown tool group"},
 		{[]string{"mcp", "--repos-from", filepath.Join(t.TempDir(), "missing")}, "--repos-from"},

@@ -27,7 +27,7 @@ func openDB(ctx context.Context, g *globals) (*pg.DB, error) {
 // under which the repository is registered.
 func repoRoot(ctx context.Context, g *globals) (string, error) {
 	if len(g.repos) > 1 {
-		return "", usagef("--repo is given %d times; only spelunk mcp and spelunk search take several", len(g.repos))
+		return "", usagef("--repo is given %d times; only spelunk mcp, spelunk search and the UI (bare spelunk) take several", len(g.repos))
 	}
 	dir := g.repo
 	if dir == "" {

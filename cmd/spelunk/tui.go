@@ -14,6 +14,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/watch"
 	"github.com/spelunkhq/spelunk/tui"
 	"github.com/spelunkhq/spelunk/tui/backend"
@@ -31,6 +32,7 @@ func addTUIFlags(root *cobra.Command) {
 	root.Flags().String("eval-file", "", "where the UI saves judged queries (default: testdata/eval/saved.jsonl in the repository, or $SPELUNK_EVAL_FILE)")
 	root.Flags().String("query", "", "open the UI with this search")
 	root.Flags().Bool("no-watch", false, "do not follow the working tree (spelunk watch) while the UI is open")
+	root.Flags().Bool("all", false, "search every indexed repository of the tenant (or give --repo several times); @ filters by repository")
 }
 
 // runTUI opens the terminal UI on the repository: it registers the repository (the
@@ -44,7 +46,9 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	root, err := repoRoot(ctx, g)
+	// The first --repo is the UI's own (status, index, watcher, memory); the
+	// others are searched beside it (tuiOthers).
+	root, err := repoRoot(ctx, &globals{repo: g.repo})
 	if err != nil {
 		return err
 	}
@@ -58,6 +62,10 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 	}
 	defer db.Close()
 	rec, err := db.EnsureRepository(ctx, root)
+	if err != nil {
+		return err
+	}
+	others, err := tuiOthers(ctx, cmd, g, db, root)
 	if err != nil {
 		return err
 	}
@@ -79,6 +87,7 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 	}
 	defer stopCache() // before the pool closes
 	b := backend.New(db, rec, emb, backend.Options{Actor: actor(), Cache: cl})
+	ui := tuiBackend(db, b, others, emb)
 	if noWatch, _ := cmd.Flags().GetBool("no-watch"); !noWatch {
 		wctx, stop := context.WithCancel(ctx)
 		var wait func()
@@ -88,11 +97,44 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 		defer wait() // a run in progress ends before the pool closes
 		defer stop()
 	}
-	p := tea.NewProgram(tui.New(b, cfg), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
+	p := tea.NewProgram(tui.New(ui, cfg), tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx))
 	if _, err := p.Run(); err != nil && !errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("ui: %w", err)
 	}
 	return nil
+}
+
+// tuiOthers are the repositories the UI searches besides root: the other --repo
+// values, or with --all every other indexed repository; none over one.
+func tuiOthers(ctx context.Context, cmd *cobra.Command, g *globals, db *pg.DB, root string) ([]pg.Repository, error) {
+	all, _ := cmd.Flags().GetBool("all")
+	if !all && len(g.repos) < 2 {
+		return nil, nil
+	}
+	recs, err := searchTargets(ctx, g, db, all)
+	if err != nil {
+		return nil, err
+	}
+	var out []pg.Repository
+	for _, r := range recs {
+		if r.Root != root {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// tuiBackend is b alone, or with other repositories b first among them: its
+// status, index, watcher and memory stay the UI's, the search covers them all.
+func tuiBackend(db *pg.DB, b *backend.Engine, others []pg.Repository, emb backend.Embedder) tui.Backend {
+	if len(others) == 0 {
+		return b
+	}
+	engines := []*backend.Engine{b}
+	for _, r := range others {
+		engines = append(engines, backend.New(db, r, emb, backend.Options{Actor: actor()}))
+	}
+	return backend.NewMulti(engines...)
 }
 
 // evalPath is --eval-file, else $SPELUNK_EVAL_FILE, else the repository's

@@ -1,12 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/engine/search"
+	"github.com/spelunkhq/spelunk/tui"
+	"github.com/spelunkhq/spelunk/tui/backend"
 )
 
 func TestRunTUIWithoutATerminal(t *testing.T) {
@@ -70,5 +78,73 @@ func TestEvalPath(t *testing.T) {
 	}
 	if got := evalPath(cmd, "/repo"); got != "/x/flag.jsonl" {
 		t.Errorf("flag eval path %q", got)
+	}
+}
+
+// TestTUIBackendSeveralRepos checks the UI's wiring over several repositories:
+// --repo A --repo B and --all give a backend that searches both with the
+// repository filter, one --repo the plain one.
+func TestTUIBackendSeveralRepos(t *testing.T) {
+	t.Setenv("SPELUNK_DATABASE_URL", pgtest.URL(t))
+	t.Setenv("SPELUNK_EMBEDDER", "hash")
+	shop, ledger := indextest.Repo(t), ledgerRepo(t)
+	for _, r := range []string{shop, ledger} {
+		if code, _, errOut := spelunk(t, "index", r); code != 0 {
+			t.Fatalf("index %s: %s", r, errOut)
+		}
+	}
+	ctx := context.Background()
+	g := &globals{}
+	db, err := openDB(ctx, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rec, err := db.RepositoryByRoot(ctx, shop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewHashing(384)
+	for _, tc := range []struct {
+		args []string
+		want []string // the filter's repositories; nil = one repository, no filter
+	}{
+		{[]string{"--repo", shop, "--repo", ledger}, []string{"shop", "ledger"}},
+		{[]string{"--all"}, []string{"shop", "ledger"}},
+		{[]string{"--repo", shop}, nil},
+	} {
+		cmd := &cobra.Command{Use: "spelunk"}
+		addTUIFlags(cmd)
+		g := &globals{}
+		cmd.Flags().Var(repoFlag{g}, "repo", "")
+		if err := cmd.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		others, err := tuiOthers(ctx, cmd, g, db, shop)
+		if err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		ui := tuiBackend(db, backend.New(db, rec, emb, backend.Options{}), others, emb)
+		f, ok := ui.(tui.RepoFilter)
+		if tc.want == nil {
+			if ok {
+				t.Errorf("%v: a repository filter over one repository", tc.args)
+			}
+			continue
+		}
+		if !ok || strings.Join(f.Repositories(), ",") != strings.Join(tc.want, ",") {
+			t.Fatalf("%v: repositories %v (filter %v), want %v", tc.args, f, ok, tc.want)
+		}
+		resp, err := ui.Search(ctx, "refund", search.Options{Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for _, r := range resp.Results {
+			seen[f.RepoOf(r.ID)] = true
+		}
+		if !seen["shop"] || !seen["ledger"] {
+			t.Errorf("%v: results from %v, want shop and ledger", tc.args, seen)
+		}
 	}
 }

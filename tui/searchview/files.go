@@ -105,9 +105,14 @@ func (m *Model) fileRow(i int, c fileCols) string {
 			path = "⚠ " + path // the file changed on disk since indexed
 		}
 	}
+	var id int64
+	if len(f.Symbols) > 0 {
+		id = f.Symbols[0].ID
+	}
+	loc := m.location(id, path, c.path)
 	cells := []string{
 		marker + fmt.Sprintf("%3d", f.Rank) + " ",
-		render.Pad(render.TruncateLeft(path, c.path), c.path) + " ",
+		render.Pad(loc, c.path) + " ",
 		render.PadLeft(fmtScore(f.Score), 7) + " ",
 		render.PadLeft(fmt.Sprint(len(f.Symbols)), 4) + "  ",
 		render.Pad(kind, 6) + " ",

@@ -30,6 +30,20 @@ type Backend interface {
 	Symbol(ctx context.Context, id int64) (symbols.Symbol, error)
 }
 
+// RepoLabeler is implemented by a backend over several repositories: each
+// result row names the repository its symbol came from.
+type RepoLabeler interface {
+	RepoOf(id int64) string
+}
+
+// repoOf names the repository of a result, "" over one repository.
+func (m *Model) repoOf(id int64) string {
+	if l, ok := m.b.(RepoLabeler); ok {
+		return l.RepoOf(id)
+	}
+	return ""
+}
+
 // Config tunes the pane.
 type Config struct {
 	EvalPath string        // where judgments are saved (absolute, or relative to the working directory)

@@ -222,13 +222,13 @@ func (m *Model) resultRow(i int, c columns) string {
 	if r.Truncated {
 		name += " (cut)"
 	}
-	loc := fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine)
+	loc := m.location(r.ID, fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), c.path)
 	cells := []string{
 		marker + fmt.Sprintf("%3d", r.Rank) + " ",
 		mark + " ",
 		render.Pad(kindTag(r.Kind), 6) + " ",
 		render.Pad(name, c.sym) + " ",
-		render.Pad(render.TruncateLeft(loc, c.path), c.path) + " ",
+		render.Pad(loc, c.path) + " ",
 		render.PadLeft(fmtScore(r.Score), 7) + " ",
 	}
 	for _, ch := range search.AllChannels {
@@ -253,6 +253,17 @@ func (m *Model) resultRow(i int, c columns) string {
 		return st.Faint.Render(render.Truncate(strings.Join(cells, ""), m.w))
 	}
 	return render.Truncate(strings.Join(styled, ""), m.w)
+}
+
+// location is a row's path cut to w from the left (its end matters most),
+// behind the repository of symbol id over several repositories.
+func (m *Model) location(id int64, path string, w int) string {
+	repo := m.repoOf(id)
+	if repo == "" {
+		return render.TruncateLeft(path, w)
+	}
+	label := "[" + render.Truncate(repo, w/3) + "] "
+	return label + render.TruncateLeft(path, max(1, w-render.Width(label)))
 }
 
 // locStyle is the style of a result's path:lines: a warning when the file
