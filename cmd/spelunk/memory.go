@@ -33,11 +33,8 @@ type memSession struct {
 
 func (s *memSession) close() { s.db.Close() }
 
-// memOpen opens the database and the project's memory store. With embedder set it
-// builds the configured embedder (a fallback note goes to stderr) and embeds the
-// memories left pending by an earlier outage, so they are checked for conflicts.
-// memShow opens the project's store, fetches one value and prints it: as JSON with
-// --json, else with text.
+// memShow opens the project's store, fetches one value and prints it with
+// printOne: as JSON with --json, else with text.
 func memShow[T any](cmd *cobra.Command, g *globals, get func(context.Context, *memory.Store) (T, error), text func(io.Writer, T)) error {
 	s, err := memOpen(cmd, g, false, 0)
 	if err != nil {
@@ -66,6 +63,9 @@ func memList[T any](cmd *cobra.Command, g *globals, get func(context.Context, *m
 	return printEach(cmd, g, vs, line, empty)
 }
 
+// memOpen opens the database and the project's memory store. With embedder set it
+// builds the configured embedder (a fallback note goes to stderr) and embeds the
+// memories left pending by an earlier outage, so they are checked for conflicts.
 func memOpen(cmd *cobra.Command, g *globals, embedder bool, threshold float64) (*memSession, error) {
 	ctx := cmd.Context()
 	root, err := repoRoot(ctx, g)
