@@ -17,17 +17,6 @@ import (
 func newStateCmd(g *globals) *cobra.Command {
 	var summary, author string
 	var blockers, priorities []string
-	cmd := &cobra.Command{
-		Use:   "state",
-		Short: "The project's state compilation: summary, blockers, priorities",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown state command %q (set, show)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
 	set := &cobra.Command{
 		Use:   `set --summary "..." [--blockers "..."]... [--priorities "..."]...`,
 		Short: "Record a state compilation (the latest one is the state)",
@@ -54,7 +43,7 @@ func newStateCmd(g *globals) *cobra.Command {
 	f.StringVar(&summary, "summary", "", "where the project stands (required)")
 	f.StringArrayVar(&blockers, "blockers", nil, "a blocker (repeat the flag for several)")
 	f.StringArrayVar(&priorities, "priorities", nil, "a priority, most important first (repeat the flag for several)")
-	f.StringVar(&author, "author", "", "who compiled it (default $SPELUNK_AUTHOR, else $USER)")
+	authorFlag(set, &author, "who compiled it")
 	show := &cobra.Command{
 		Use:   "show",
 		Short: "Show the latest state compilation",
@@ -69,8 +58,10 @@ func newStateCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(set, show)
-	return cmd
+	return cmdGroup(&cobra.Command{
+		Use:   "state",
+		Short: "The project's state compilation: summary, blockers, priorities",
+	}, set, show)
 }
 
 func memPrintState(w io.Writer, st memory.State) {
@@ -104,42 +95,41 @@ func newBriefingCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if g.json {
-				return memJSON(out, b)
-			}
-			if query != "" && b.Ranking != "similarity" {
+			if query != "" && b.Ranking != "similarity" && !g.json {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; memories are the most recent, not the most similar")
 			}
-			fmt.Fprintf(out, "memories (%s):\n", b.Ranking)
-			for _, m := range b.Memories {
-				sim := "   - "
-				if m.Similarity != nil {
-					sim = fmt.Sprintf("%.2f ", *m.Similarity)
-				}
-				fmt.Fprintf(out, "  %s %s  %-8s %-9s %s\n", sim, memShortID(m.ID), m.Kind, m.Status, memClip(m.Content, 90))
-			}
-			if len(b.Nuggets) > 0 {
-				fmt.Fprintln(out, "nuggets:")
-				for _, n := range b.Nuggets {
-					fmt.Fprintf(out, "  %s = %s\n", n.Key, n.Value)
-				}
-			}
-			if b.State != nil {
-				fmt.Fprintln(out, "state:")
-				var sb strings.Builder
-				memPrintState(&sb, *b.State)
-				for _, line := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
-					fmt.Fprintf(out, "  %s\n", line)
-				}
-			}
-			fmt.Fprintf(out, "open conflicts: %d\n", b.OpenConflicts)
-			return nil
+			return printOne(cmd, g, b, memPrintBriefing)
 		},
 	}
 	cmd.Flags().StringVar(&query, "query", "", "rank memories by similarity to this (default: the most recent)")
 	cmd.Flags().IntVar(&limit, "limit", 10, "number of memories (at most 100)")
 	return cmd
+}
+
+func memPrintBriefing(out io.Writer, b memory.Briefing) {
+	fmt.Fprintf(out, "memories (%s):\n", b.Ranking)
+	for _, m := range b.Memories {
+		sim := "   - "
+		if m.Similarity != nil {
+			sim = fmt.Sprintf("%.2f ", *m.Similarity)
+		}
+		fmt.Fprintf(out, "  %s %s  %-8s %-9s %s\n", sim, memShortID(m.ID), m.Kind, m.Status, memClip(m.Content, 90))
+	}
+	if len(b.Nuggets) > 0 {
+		fmt.Fprintln(out, "nuggets:")
+		for _, n := range b.Nuggets {
+			fmt.Fprintf(out, "  %s = %s\n", n.Key, n.Value)
+		}
+	}
+	if b.State != nil {
+		fmt.Fprintln(out, "state:")
+		var sb strings.Builder
+		memPrintState(&sb, *b.State)
+		for _, line := range strings.Split(strings.TrimRight(sb.String(), "\n"), "\n") {
+			fmt.Fprintf(out, "  %s\n", line)
+		}
+	}
+	fmt.Fprintf(out, "open conflicts: %d\n", b.OpenConflicts)
 }
 
 // briefing is served from the cache when one is configured (brought up to date

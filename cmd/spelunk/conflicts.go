@@ -15,17 +15,6 @@ import (
 )
 
 func newConflictsCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "conflicts",
-		Short: "Review and resolve contradicting memories",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown conflicts command %q (list, show, resolve, undo)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
 	var status string
 	list := &cobra.Command{
 		Use:   "list [--status open|resolved|all]",
@@ -44,37 +33,23 @@ func newConflictsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			for _, c := range cs {
-				if g.json {
-					if err := memJSON(out, c); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(out, "%s  %-8s %.2f  %d memories  %s\n", memShortID(c.ID), c.Status, c.Similarity, len(c.MemoryIDs), memClip(c.Reason, 90))
-			}
-			if len(cs) == 0 && !g.json {
-				fmt.Fprintln(cmd.ErrOrStderr(), "no conflicts")
-			}
-			return nil
+			return printEach(cmd, g, cs, func(c memory.Conflict) string {
+				return fmt.Sprintf("%s  %-8s %.2f  %d memories  %s", memShortID(c.ID), c.Status, c.Similarity, len(c.MemoryIDs), memClip(c.Reason, 90))
+			}, "no conflicts")
 		},
 	}
 	list.Flags().StringVar(&status, "status", "open", "open, resolved or all")
-	show := &cobra.Command{
+	show := memLeaf(g, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a conflict with every side (a, b, ...)",
 		Args:  rangeArgs(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.ConflictDetail, error) {
-				return st.Conflict(ctx, args[0])
-			}, func(w io.Writer, d memory.ConflictDetail) {
-				memPrintConflict(w, d)
-			})
-		},
-	}
-	cmd.AddCommand(list, show, newConflictsResolveCmd(g), newConflictsUndoCmd(g))
-	return cmd
+	}, func(ctx context.Context, st *memory.Store, args []string) (memory.ConflictDetail, error) {
+		return st.Conflict(ctx, args[0])
+	}, memPrintConflict)
+	return cmdGroup(&cobra.Command{
+		Use:   "conflicts",
+		Short: "Review and resolve contradicting memories",
+	}, list, show, newConflictsResolveCmd(g), newConflictsUndoCmd(g))
 }
 
 func memPrintConflict(w io.Writer, d memory.ConflictDetail) {
@@ -139,18 +114,7 @@ func newConflictsResolveCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if g.json {
-				return memJSON(out, res)
-			}
-			fmt.Fprintf(out, "conflict %s resolved: %s\n", res.Conflict.ID, res.Conflict.Resolution)
-			if res.Merged != nil {
-				fmt.Fprintf(out, "merged memory %s (%s)\n", res.Merged.ID, res.Merged.Status)
-			}
-			if res.MergedConflictID != "" {
-				fmt.Fprintf(out, "note: the merged memory contradicts another memory: conflict %s\n", res.MergedConflictID)
-			}
-			return nil
+			return printOne(cmd, g, res, memPrintResolved)
 		},
 	}
 	f := cmd.Flags()
@@ -158,27 +122,34 @@ func newConflictsResolveCmd(g *globals) *cobra.Command {
 	f.StringVar(&merge, "merge", "", "the statement that replaces all sides")
 	f.StringVar(&invalidate, "invalidate", "", "the side (a, b, ...) or memory id to tombstone")
 	f.StringVar(&note, "note", "", "why (recorded with the resolution)")
-	f.StringVar(&author, "author", "", "who resolves (default $SPELUNK_AUTHOR, else $USER)")
+	authorFlag(cmd, &author, "who resolves")
 	f.StringVar(&kind, "kind", "", "kind of the merged memory (default: side a's)")
 	return cmd
 }
 
 func newConflictsUndoCmd(g *globals) *cobra.Command {
 	var author string
-	cmd := &cobra.Command{
+	cmd := memLeaf(g, &cobra.Command{
 		Use:   "undo ID",
 		Short: "Revert a conflict's resolution: statuses restored, the conflict reopened",
 		Args:  rangeArgs(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Conflict, error) {
-				return st.Undo(ctx, args[0], memAuthor(author))
-			}, func(w io.Writer, c memory.Conflict) {
-				fmt.Fprintf(w, "conflict %s reopened; its memories have their statuses from before the resolution\n", c.ID)
-			})
-		},
-	}
-	cmd.Flags().StringVar(&author, "author", "", "who undoes (default $SPELUNK_AUTHOR, else $USER)")
+	}, func(ctx context.Context, st *memory.Store, args []string) (memory.Conflict, error) {
+		return st.Undo(ctx, args[0], memAuthor(author))
+	}, func(w io.Writer, c memory.Conflict) {
+		fmt.Fprintf(w, "conflict %s reopened; its memories have their statuses from before the resolution\n", c.ID)
+	})
+	authorFlag(cmd, &author, "who undoes")
 	return cmd
+}
+
+func memPrintResolved(out io.Writer, res memory.Resolved) {
+	fmt.Fprintf(out, "conflict %s resolved: %s\n", res.Conflict.ID, res.Conflict.Resolution)
+	if res.Merged != nil {
+		fmt.Fprintf(out, "merged memory %s (%s)\n", res.Merged.ID, res.Merged.Status)
+	}
+	if res.MergedConflictID != "" {
+		fmt.Fprintf(out, "note: the merged memory contradicts another memory: conflict %s\n", res.MergedConflictID)
+	}
 }
 
 // listConflicts reads the conflicts from the cache when one is configured

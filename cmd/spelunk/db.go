@@ -19,13 +19,6 @@ func newDBCmd(g *globals) *cobra.Command {
 		Long: "spelunk runs its own PostgreSQL cluster when no --db / SPELUNK_DATABASE_URL is given:\n" +
 			"data in " + pg.DefaultDataDir() + ", reachable only through a Unix socket (no TCP).\n" +
 			"It starts on demand and keeps running for the next command.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown db command %q (status, start, stop, url)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.PersistentFlags().StringVar(&dataDir, "data-dir", "", "cluster data directory (default "+pg.DefaultDataDir()+")")
 	cmd.PersistentFlags().BoolVar(&throwaway, "throwaway", false, "run without fsync (test clusters only: a crash can lose data)")
@@ -111,6 +104,5 @@ func newDBCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(status, start, stop, url)
-	return cmd
+	return cmdGroup(cmd, status, start, stop, url)
 }

@@ -171,21 +171,13 @@ func newImportsCmd(g *globals, importers bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(os.Stdout)
-			for _, l := range links {
-				if g.json {
-					if err := enc.Encode(l); err != nil {
-						return err
-					}
-					continue
-				}
+			return printEach(cmd, g, links, func(l graph.FileLink) string {
 				target := l.Path
 				if target == "" {
 					target = l.Module + " (external)"
 				}
-				fmt.Printf("%s%s\n", strings.Repeat("  ", l.Depth-1), target)
-			}
-			return nil
+				return strings.Repeat("  ", l.Depth-1) + target
+			}, "")
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")

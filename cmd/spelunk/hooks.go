@@ -21,7 +21,7 @@ import (
 )
 
 func newHooksCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
+	group := &cobra.Command{
 		Use:   "hooks",
 		Short: "Keep the index fresh from git hooks (install, uninstall, status)",
 		Long: "spelunk hooks install adds post-commit, post-merge, post-checkout and post-rewrite hooks that start\n" +
@@ -30,13 +30,6 @@ func newHooksCmd(g *globals) *cobra.Command {
 			"its #! line, and the hook then runs as before, with the same input and exit status. uninstall deletes\n" +
 			"exactly that block. Runs are coalesced: while one indexes, at most one more waits behind it.\n" +
 			"They log to spelunk-hook.log in the git dir and use $SPELUNK_DATABASE_URL as git's environment has it.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown hooks command %q (install, uninstall, status)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	uninstall := &cobra.Command{
 		Use:   "uninstall",
@@ -73,8 +66,7 @@ func newHooksCmd(g *globals) *cobra.Command {
 			return printHooks(rep, g.json, false)
 		},
 	}
-	cmd.AddCommand(newHooksInstallCmd(g), uninstall, status, newHookRunCmd(g))
-	return cmd
+	return cmdGroup(group, newHooksInstallCmd(g), uninstall, status, newHookRunCmd(g))
 }
 
 func newHooksInstallCmd(g *globals) *cobra.Command {

@@ -33,11 +33,8 @@ type memSession struct {
 
 func (s *memSession) close() { s.db.Close() }
 
-// memOpen opens the database and the project's memory store. With embedder set it
-// builds the configured embedder (a fallback note goes to stderr) and embeds the
-// memories left pending by an earlier outage, so they are checked for conflicts.
-// memShow opens the project's store, fetches one value and prints it: as JSON with
-// --json, else with text.
+// memShow opens the project's store, fetches one value and prints it with
+// printOne: as JSON with --json, else with text.
 func memShow[T any](cmd *cobra.Command, g *globals, get func(context.Context, *memory.Store) (T, error), text func(io.Writer, T)) error {
 	s, err := memOpen(cmd, g, false, 0)
 	if err != nil {
@@ -48,13 +45,27 @@ func memShow[T any](cmd *cobra.Command, g *globals, get func(context.Context, *m
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return memJSON(cmd.OutOrStdout(), v)
-	}
-	text(cmd.OutOrStdout(), v)
-	return nil
+	return printOne(cmd, g, v, text)
 }
 
+// memList opens the project's store, fetches a list and prints it with
+// printEach.
+func memList[T any](cmd *cobra.Command, g *globals, get func(context.Context, *memory.Store) ([]T, error), line func(T) string, empty string) error {
+	s, err := memOpen(cmd, g, false, 0)
+	if err != nil {
+		return err
+	}
+	defer s.close()
+	vs, err := get(cmd.Context(), s.store)
+	if err != nil {
+		return err
+	}
+	return printEach(cmd, g, vs, line, empty)
+}
+
+// memOpen opens the database and the project's memory store. With embedder set it
+// builds the configured embedder (a fallback note goes to stderr) and embeds the
+// memories left pending by an earlier outage, so they are checked for conflicts.
 func memOpen(cmd *cobra.Command, g *globals, embedder bool, threshold float64) (*memSession, error) {
 	ctx := cmd.Context()
 	root, err := repoRoot(ctx, g)
@@ -134,20 +145,11 @@ func memClip(s string, n int) string {
 func memTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") }
 
 func newMemoryCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
+	return cmdGroup(&cobra.Command{
 		Use:   "memory",
 		Short: "Record, list, show, search, supersede and invalidate agent memories",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown memory command %q (add, list, show, search, supersede, invalidate)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
-	cmd.AddCommand(newMemoryAddCmd(g), newMemoryListCmd(g), newMemoryShowCmd(g), newMemorySearchCmd(g),
+	}, newMemoryAddCmd(g), newMemoryListCmd(g), newMemoryShowCmd(g), newMemorySearchCmd(g),
 		newMemorySupersedeCmd(g), newMemoryInvalidateCmd(g))
-	return cmd
 }
 
 func newMemoryAddCmd(g *globals) *cobra.Command {
@@ -242,29 +244,9 @@ func newMemoryListCmd(g *globals) *cobra.Command {
 			if err := intIn("limit", limit, 1, 100000); err != nil {
 				return err
 			}
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			ms, err := s.store.List(cmd.Context(), memory.Filter{Status: st, Author: author, Kind: memory.Kind(kind), Limit: limit})
-			if err != nil {
-				return err
-			}
-			out := cmd.OutOrStdout()
-			for _, m := range ms {
-				if g.json {
-					if err := memJSON(out, m); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintln(out, memLine(m))
-			}
-			if len(ms) == 0 && !g.json {
-				fmt.Fprintln(cmd.ErrOrStderr(), "no memories")
-			}
-			return nil
+			return memList(cmd, g, func(ctx context.Context, s *memory.Store) ([]memory.Memory, error) {
+				return s.List(ctx, memory.Filter{Status: st, Author: author, Kind: memory.Kind(kind), Limit: limit})
+			}, memLine, "no memories")
 		},
 	}
 	f := cmd.Flags()
@@ -276,18 +258,13 @@ func newMemoryListCmd(g *globals) *cobra.Command {
 }
 
 func newMemoryShowCmd(g *globals) *cobra.Command {
-	return &cobra.Command{
+	return memLeaf(g, &cobra.Command{
 		Use:   "show ID",
 		Short: "Show a memory with its lineage (parents, successors, corrections) and audit trail",
 		Args:  rangeArgs(1, 1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Lineage, error) {
-				return st.Lineage(ctx, args[0])
-			}, func(w io.Writer, l memory.Lineage) {
-				memPrintLineage(w, l)
-			})
-		},
-	}
+	}, func(ctx context.Context, st *memory.Store, args []string) (memory.Lineage, error) {
+		return st.Lineage(ctx, args[0])
+	}, memPrintLineage)
 }
 
 func memPrintLineage(w io.Writer, l memory.Lineage) {
@@ -362,20 +339,17 @@ func newMemorySearchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			if g.json {
-				return memJSON(out, res)
-			}
-			if !res.Dense {
-				fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; results are from full-text search only")
-			}
-			for i, h := range res.Hits {
-				fmt.Fprintf(out, "%2d  %.4f  %s\n", i+1, h.Score, memLine(h.Memory))
-			}
-			if len(res.Hits) == 0 {
-				fmt.Fprintln(cmd.ErrOrStderr(), "no matching memories")
-			}
-			return nil
+			return printOne(cmd, g, res, func(out io.Writer, res memory.SearchResult) {
+				if !res.Dense {
+					fmt.Fprintln(cmd.ErrOrStderr(), "note: the embedder is unavailable; results are from full-text search only")
+				}
+				for i, h := range res.Hits {
+					fmt.Fprintf(out, "%2d  %.4f  %s\n", i+1, h.Score, memLine(h.Memory))
+				}
+				if len(res.Hits) == 0 {
+					fmt.Fprintln(cmd.ErrOrStderr(), "no matching memories")
+				}
+			})
 		},
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "number of results (at most 40)")
@@ -384,19 +358,16 @@ func newMemorySearchCmd(g *globals) *cobra.Command {
 
 func newMemorySupersedeCmd(g *globals) *cobra.Command {
 	var author, reason string
-	cmd := &cobra.Command{
+	cmd := memLeaf(g, &cobra.Command{
 		Use:   "supersede OLD NEW",
 		Short: "Mark memory OLD as replaced by memory NEW",
 		Args:  rangeArgs(2, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return memShow(cmd, g, func(ctx context.Context, st *memory.Store) (memory.Memory, error) {
-				return st.Supersede(ctx, args[0], args[1], memAuthor(author), reason)
-			}, func(w io.Writer, m memory.Memory) {
-				fmt.Fprintf(w, "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
-			})
-		},
-	}
-	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
+	}, func(ctx context.Context, st *memory.Store, args []string) (memory.Memory, error) {
+		return st.Supersede(ctx, args[0], args[1], memAuthor(author), reason)
+	}, func(w io.Writer, m memory.Memory) {
+		fmt.Fprintf(w, "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
+	})
+	authorFlag(cmd, &author, "who decides")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit trail)")
 	return cmd
 }
@@ -418,24 +389,13 @@ func newMemoryInvalidateCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.Flags().StringVar(&author, "author", "", "who decides (default $SPELUNK_AUTHOR, else $USER)")
+	authorFlag(cmd, &author, "who decides")
 	cmd.Flags().StringVar(&reason, "reason", "", "why the memory no longer holds (required)")
 	return cmd
 }
 
 func newNuggetCmd(g *globals) *cobra.Command {
 	var author string
-	cmd := &cobra.Command{
-		Use:   "nugget",
-		Short: "Project-wide key/value facts: last write wins, every write kept",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown nugget command %q (set, get, list, history)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
-	}
 	set := &cobra.Command{
 		Use:   "set KEY VALUE",
 		Short: "Set a nugget",
@@ -454,7 +414,7 @@ func newNuggetCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	set.Flags().StringVar(&author, "author", "", "who writes (default $SPELUNK_AUTHOR, else $USER)")
+	authorFlag(set, &author, "who writes")
 	get := &cobra.Command{
 		Use:   "get KEY",
 		Short: "Print a nugget's current value",
@@ -469,8 +429,10 @@ func newNuggetCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	cmd.AddCommand(set, get, newNuggetListCmd(g), newNuggetHistoryCmd(g))
-	return cmd
+	return cmdGroup(&cobra.Command{
+		Use:   "nugget",
+		Short: "Project-wide key/value facts: last write wins, every write kept",
+	}, set, get, newNuggetListCmd(g), newNuggetHistoryCmd(g))
 }
 
 func newNuggetListCmd(g *globals) *cobra.Command {
@@ -498,16 +460,9 @@ func newNuggetListCmd(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			for _, n := range ns {
-				if g.json {
-					if err := memJSON(cmd.OutOrStdout(), n); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s = %s  (%s, %s)\n", n.Key, n.Value, n.Author, memTime(n.UpdatedAt))
-			}
-			return nil
+			return printEach(cmd, g, ns, func(n memory.Nugget) string {
+				return fmt.Sprintf("%s = %s  (%s, %s)", n.Key, n.Value, n.Author, memTime(n.UpdatedAt))
+			}, "")
 		},
 	}
 }
@@ -518,25 +473,11 @@ func newNuggetHistoryCmd(g *globals) *cobra.Command {
 		Short: "Every write of a nugget, oldest first; the last is current",
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			s, err := memOpen(cmd, g, false, 0)
-			if err != nil {
-				return err
-			}
-			defer s.close()
-			vs, err := s.store.NuggetHistory(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			for _, v := range vs {
-				if g.json {
-					if err := memJSON(cmd.OutOrStdout(), v); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "%s  %-12s %s\n", memTime(v.WrittenAt), memClip(v.Author, 12), v.Value)
-			}
-			return nil
+			return memList(cmd, g, func(ctx context.Context, s *memory.Store) ([]memory.NuggetVersion, error) {
+				return s.NuggetHistory(ctx, args[0])
+			}, func(v memory.NuggetVersion) string {
+				return fmt.Sprintf("%s  %-12s %s", memTime(v.WrittenAt), memClip(v.Author, 12), v.Value)
+			}, "")
 		},
 	}
 }

@@ -196,17 +196,9 @@ func newSymbolsCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			enc := json.NewEncoder(os.Stdout)
-			for _, s := range syms {
-				if g.json {
-					if err := enc.Encode(s); err != nil {
-						return err
-					}
-					continue
-				}
-				fmt.Printf("%s:%d-%d\t%s\t%s\n", s.Path, s.StartLine, s.EndLine, s.Kind, s.QualifiedName)
-			}
-			return nil
+			return printEach(cmd, g, syms, func(s symbols.Symbol) string {
+				return fmt.Sprintf("%s:%d-%d\t%s\t%s", s.Path, s.StartLine, s.EndLine, s.Kind, s.QualifiedName)
+			}, "")
 		},
 	}
 	cmd.Flags().StringVar(&f.Path, "path", "", "only this file (or directory, with a trailing /)")

@@ -133,19 +133,12 @@ func (s *cacheSession) refresh(ctx context.Context, stderr io.Writer) {
 }
 
 func newSyncCmd(g *globals) *cobra.Command {
-	cmd := &cobra.Command{
+	group := &cobra.Command{
 		Use:   "sync",
 		Short: "The local memory cache: its state (status) and a sync with the core (now)",
 		Long: "With a database given by URL, memory reads are served from a local SQLite cache and writes are\n" +
 			"queued there and pushed to the core in order. --cache FILE / $SPELUNK_CACHE picks the file,\n" +
 			"--cache off disables it; --offline serves from the cache only.",
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown sync command %q (status, now)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	status := &cobra.Command{
 		Use: "status", Short: "Cache file, last pull watermark, queued writes, last error", Args: noArgs,
@@ -170,8 +163,7 @@ func newSyncCmd(g *globals) *cobra.Command {
 			return runSync(cmd, g, true)
 		},
 	}
-	cmd.AddCommand(status, now)
-	return cmd
+	return cmdGroup(group, status, now)
 }
 
 // noCache says why no cache is configured.
@@ -272,11 +264,7 @@ func cacheShow[T any](cmd *cobra.Command, g *globals, write bool, viaCache func(
 	if err != nil {
 		return err
 	}
-	if g.json {
-		return memJSON(cmd.OutOrStdout(), v)
-	}
-	text(cmd.OutOrStdout(), v)
-	return nil
+	return printOne(cmd, g, v, text)
 }
 
 // cacheAdd records a memory through the cache when one is configured: queued,
