@@ -502,3 +502,23 @@ func (d *cdecl) setScope(n *sitter.Node, kind uint8) {
 	}
 	d.start, d.end = int(n.StartByte()), int(n.EndByte())
 }
+
+// declType is the written type of a declaration (Java and C# alike): its
+// declared type, else the type a new or a cast initialiser names; an enum
+// constant is of its enum.
+func (s *classScopes) declType(x *extractor, d *cdecl) string {
+	if d.how == "local.enum" {
+		return s.enclosingName(d.at)
+	}
+	t := ""
+	if d.typ != nil {
+		t = cleanTypeName(x.text(d.typ))
+	}
+	if t == "" && d.init != nil {
+		switch x.kind(d.init) {
+		case "object_creation_expression", "cast_expression":
+			t = cleanTypeName(x.text(s.field(x, d.init, "type")))
+		}
+	}
+	return t
+}

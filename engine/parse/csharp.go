@@ -448,20 +448,7 @@ func (h *csHandler) declScope(x *extractor, d *cdecl) {
 }
 
 func (h *csHandler) declType(x *extractor, d *cdecl) string {
-	if d.how == "local.enum" {
-		return h.scopes.enclosingName(d.at)
-	}
-	t := ""
-	if d.typ != nil {
-		t = cleanTypeName(x.text(d.typ))
-	}
-	if t == "" && d.init != nil {
-		switch x.kind(d.init) {
-		case "object_creation_expression", "cast_expression":
-			t = cleanTypeName(x.text(h.scopes.field(x, d.init, "type")))
-		}
-	}
-	return h.scopes.alias(t)
+	return h.scopes.alias(h.scopes.declType(x, d))
 }
 
 func (h *csHandler) fieldDecl(d *cdecl) bool { return d.how == "local.field" }

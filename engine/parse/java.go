@@ -303,21 +303,6 @@ func (h *javaHandler) declScope(x *extractor, d *cdecl) {
 	}
 }
 
-func (h *javaHandler) declType(x *extractor, d *cdecl) string {
-	if d.how == "local.enum" {
-		return h.scopes.enclosingName(d.at)
-	}
-	t := ""
-	if d.typ != nil {
-		t = cleanTypeName(x.text(d.typ))
-	}
-	if t == "" && d.init != nil {
-		switch x.kind(d.init) {
-		case "object_creation_expression", "cast_expression":
-			t = cleanTypeName(x.text(h.scopes.field(x, d.init, "type")))
-		}
-	}
-	return t
-}
+func (h *javaHandler) declType(x *extractor, d *cdecl) string { return h.scopes.declType(x, d) }
 
 func (h *javaHandler) fieldDecl(d *cdecl) bool { return d.how == "local.member" }
