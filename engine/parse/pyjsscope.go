@@ -109,20 +109,8 @@ func (t *typeTable) sync(x *extractor) {
 		}
 	}
 	t.scopes = sc
-	bs := t.binds[:0]
-	for _, b := range t.binds {
-		if b.at < cut {
-			bs = append(bs, b)
-		}
-	}
-	t.binds = bs
-	as := t.attrs[:0]
-	for _, a := range t.attrs {
-		if a.at < cut {
-			as = append(as, a)
-		}
-	}
-	t.attrs = as
+	t.binds = keepBefore(t.binds, cut, func(e tbind) int { return e.at })
+	t.attrs = keepBefore(t.attrs, cut, func(e tattr) int { return e.at })
 }
 
 // addScope records a scope; a function node's parameters are bound lazily.

@@ -61,27 +61,9 @@ func (x *extractor) recoverAfterErrors(p *sitter.Parser, spoiled *bool) []*sitte
 				d.splittable = false
 			}
 		}
-		refs := x.refs[:0]
-		for _, r := range x.refs {
-			if r.off < cut {
-				refs = append(refs, r)
-			}
-		}
-		x.refs = refs
-		fields := x.fields[:0]
-		for _, fl := range x.fields {
-			if fl.start < cut {
-				fields = append(fields, fl)
-			}
-		}
-		x.fields = fields
-		imps := x.f.Imports[:0]
-		for _, imp := range x.f.Imports {
-			if imp.Line < line {
-				imps = append(imps, imp)
-			}
-		}
-		x.f.Imports = imps
+		x.refs = keepBefore(x.refs, cut, func(e rawRef) int { return e.off })
+		x.fields = keepBefore(x.fields, cut, func(e rawField) int { return e.start })
+		x.f.Imports = keepBefore(x.f.Imports, line, func(e Import) int { return e.Line })
 		// Blank the broken statement up to the cut and parse again.
 		if masked == nil {
 			masked = append([]byte(nil), x.src...)
@@ -206,4 +188,17 @@ func (x *extractor) firstErrorLine(n *sitter.Node) int {
 		}
 		n = next
 	}
+}
+
+// keepBefore keeps, in place and in order, the items of s that start before
+// cut (at gives an item's start: an offset, or a line with a line cut): what a resync that re-parses from cut on
+// must drop from the state the first parse gathered.
+func keepBefore[T any](s []T, cut int, at func(T) int) []T {
+	out := s[:0]
+	for _, e := range s {
+		if at(e) < cut {
+			out = append(out, e)
+		}
+	}
+	return out
 }

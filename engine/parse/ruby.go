@@ -129,13 +129,7 @@ func (h *rubyHandler) sync(x *extractor) {
 		return out
 	}
 	h.members = keep(h.members)
-	dsls := h.dsls[:0]
-	for _, d := range h.dsls {
-		if d.d.ownStart < cut {
-			dsls = append(dsls, d)
-		}
-	}
-	h.dsls = dsls
+	h.dsls = keepBefore(h.dsls, cut, func(e rbDSL) int { return e.d.ownStart })
 	ms := h.methods[:0]
 	for _, s := range h.methods {
 		if s.start < cut {

@@ -43,20 +43,8 @@ type rustTypes struct {
 }
 
 func (t *rustTypes) cut(off int) {
-	b := t.binds[:0]
-	for _, x := range t.binds {
-		if x.from < off {
-			b = append(b, x)
-		}
-	}
-	t.binds = b
-	q := t.quals[:0]
-	for _, x := range t.quals {
-		if x.off < off {
-			q = append(q, x)
-		}
-	}
-	t.quals = q
+	t.binds = keepBefore(t.binds, off, func(e rustBinding) int { return e.from })
+	t.quals = keepBefore(t.quals, off, func(e rustQual) int { return e.off })
 }
 
 // addStruct records the named fields of struct d, as File.Fields and for
