@@ -2,7 +2,6 @@ package parse
 
 import (
 	"go/token"
-	"sort"
 	"strings"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
@@ -42,7 +41,7 @@ func (h *goHandler) structFields(x *extractor, d *def, t *sitter.Node) {
 // access records the selector expression n (operand.field) as a read of
 // field, unless it is reached through something other than names (f().x,
 // a[i].x) or is a package member. Whether it is a call's callee (then a
-// "calls" ref already) or a write is settled in classifyAccesses, once every
+// "calls" ref already) or a write is settled by fieldAccesses.settle, once every
 // match is in: a call or an assignment may match before or after its
 // selector, and asking the tree for parents costs an allocation a node.
 func (h *goHandler) access(x *extractor, m *match) {
@@ -58,10 +57,7 @@ func (h *goHandler) access(x *extractor, m *match) {
 	added := len(x.refs)
 	x.addRef(RefReads, x.text(m.name), q, off)
 	if len(x.refs) > added {
-		if h.accesses == nil {
-			h.accesses = map[int]span{}
-		}
-		h.accesses[off] = span{int(n.StartByte()), int(n.EndByte())}
+		h.fields.read(off, n)
 		h.types.quals = append(h.types.quals, goQual{off: off, q: *m.qualifier, text: q})
 	}
 }
@@ -73,52 +69,11 @@ func (h *goHandler) assigned(x *extractor, m *match) {
 	switch m.tag {
 	case "local.assign":
 		for _, e := range x.named(goField(n, "left")) {
-			h.targets = append(h.targets, span{int(e.StartByte()), int(e.EndByte())})
+			h.fields.target(&e)
 		}
 	case "local.incdec":
-		if e := n.NamedChild(0); e != nil {
-			h.targets = append(h.targets, span{int(e.StartByte()), int(e.EndByte())})
-		}
+		h.fields.target(n.NamedChild(0))
 	}
-}
-
-// classifyAccesses drops the reads that are calls' callees and makes writes
-// of those that are assignment targets (see assigned): s.x = v writes x,
-// s.m[k] = v writes m, s.a.b = v writes b and reads a.
-func (h *goHandler) classifyAccesses(x *extractor) {
-	if len(h.accesses) == 0 {
-		return
-	}
-	sort.Slice(h.targets, func(i, j int) bool { return h.targets[i].start < h.targets[j].start })
-	refs := x.refs[:0]
-	for _, r := range x.refs {
-		sp, ok := h.accesses[r.off]
-		if r.kind != RefReads || !ok {
-			refs = append(refs, r)
-			continue
-		}
-		if h.callees[r.off] {
-			continue
-		}
-		if h.writes(x, sp) {
-			r.kind = RefWrites
-		}
-		refs = append(refs, r)
-	}
-	x.refs = refs
-}
-
-// writes reports whether the access spanning sp is an assignment target or
-// the indexed part of one.
-func (h *goHandler) writes(x *extractor, sp span) bool {
-	i := sort.Search(len(h.targets), func(k int) bool { return h.targets[k].start >= sp.start })
-	for ; i < len(h.targets) && h.targets[i].start == sp.start; i++ {
-		t := h.targets[i]
-		if t.end == sp.end || (t.end > sp.end && x.s[sp.end] == '[') {
-			return true
-		}
-	}
-	return false
 }
 
 // goNameChain reports whether e is a name or a selector chain of names (s,

@@ -18,9 +18,7 @@ type goHandler struct {
 	// imports: a selector on one is a package member, not a field.
 	importNames map[string]bool
 	importsSeen int
-	callees     map[int]bool // offsets of selector calls' names: not accesses
-	accesses    map[int]span // field accesses by name offset: the selector's span
-	targets     []span       // assignment, ++/-- and delete targets
+	fields      fieldAccesses // field reads and writes (gofields.go)
 }
 
 var goBuiltins = map[string]bool{
@@ -231,7 +229,7 @@ func (h *goHandler) call(x *extractor, m *match) {
 		if name == "delete" {
 			// delete(s.m, k) writes s.m
 			if args := x.named(goField(&m.node, "arguments")); len(args) > 0 {
-				h.targets = append(h.targets, span{int(args[0].StartByte()), int(args[0].EndByte())})
+				h.fields.target(&args[0])
 			}
 		}
 		return
@@ -239,10 +237,7 @@ func (h *goHandler) call(x *extractor, m *match) {
 	added := len(x.refs)
 	x.addRef(RefCalls, name, q, int(m.name.StartByte()))
 	if q != "" {
-		if h.callees == nil {
-			h.callees = map[int]bool{}
-		}
-		h.callees[int(m.name.StartByte())] = true
+		h.fields.callee(int(m.name.StartByte()))
 	}
 	if q != "" && len(x.refs) > added {
 		h.types.quals = append(h.types.quals, goQual{off: int(m.name.StartByte()), q: *m.qualifier, text: q})
@@ -250,7 +245,7 @@ func (h *goHandler) call(x *extractor, m *match) {
 }
 
 func (h *goHandler) finish(x *extractor) {
-	h.classifyAccesses(x)
+	h.fields.settle(x)
 	h.types.resolve(x)
 	pkg := x.f.Package
 	for _, i := range h.pkgDefs {
