@@ -355,17 +355,8 @@ func cTokens(src []byte) []cTok {
 		case c == '\\' && i+1 < len(src) && (src[i+1] == '\n' || src[i+1] == '\r'):
 			i += 2
 			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			j := bytes.Index(src[i+2:], []byte("*/"))
-			if j < 0 {
-				return toks
-			}
-			i += j + 4
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = skipCComment(src, i)
 			continue
 		case c == '#' && lineStart:
 			start := i

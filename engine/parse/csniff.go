@@ -25,17 +25,8 @@ func sniffCPlusPlus(src []byte) bool {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v' || c == '\\':
 			i++
 			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			for i < len(src) && src[i] != '\n' {
-				i++
-			}
-			continue
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			end := bytes.Index(src[i+2:], []byte("*/"))
-			if end < 0 {
-				return false
-			}
-			i += end + 4
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = skipCComment(src, i)
 			continue
 		case c == '#' && lineStart:
 			end := bytes.IndexByte(src[i:], '\n')
@@ -114,4 +105,19 @@ func skipLiteral(src []byte, i int) int {
 		}
 	}
 	return i
+}
+
+// skipCComment returns the offset past the // or /* */ comment starting at i
+// (a line comment ends before its newline; an unclosed block runs to the end).
+func skipCComment(src []byte, i int) int {
+	if src[i+1] == '/' {
+		if j := bytes.IndexByte(src[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(src)
+	}
+	if j := bytes.Index(src[i+2:], []byte("*/")); j >= 0 {
+		return i + 2 + j + 2
+	}
+	return len(src)
 }
