@@ -187,19 +187,6 @@ func buildWinkFixture() ([]byte, []string) {
 	return buf.Bytes(), words
 }
 
-// TestWriteWinkFixture regenerates testdata/embed/wink-mini.tgz with -update:
-//
-//	go test ./engine/embed -run TestWriteWinkFixture -update
-func TestWriteWinkFixture(t *testing.T) {
-	if !*update {
-		t.Skip("run with -update to rewrite " + fixtureTGZ)
-	}
-	b, _ := buildWinkFixture()
-	if err := os.WriteFile(fixtureTGZ, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // fixtureWords returns the fixture's words in rank order.
 func fixtureWords() []string {
 	_, words := buildWinkFixture()

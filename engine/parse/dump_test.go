@@ -1,3 +1,8 @@
+//go:build devtools
+
+// Debugging aids for writing queries and goldens, built only with -tags
+// devtools so that make test never lists (and skips) them.
+
 package parse
 
 import (
@@ -13,14 +18,15 @@ import (
 var (
 	dumpFile = flag.String("dump", "", "print the syntax tree of this file (TestDumpTree)")
 	dumpLang = flag.String("dumplang", "", "language for -dump (default: by extension)")
+	showFile = flag.String("show", "", "print the golden view of this file (TestShow)")
 )
 
 // TestDumpTree prints a syntax tree; a debugging aid for writing queries:
 //
-//	go test ./engine/parse -run TestDumpTree -v -dump FILE
+//	go test -tags devtools ./engine/parse -run TestDumpTree -v -dump FILE
 func TestDumpTree(t *testing.T) {
 	if *dumpFile == "" {
-		t.Skip("no -dump")
+		t.Fatal("give -dump FILE")
 	}
 	src, err := os.ReadFile(*dumpFile)
 	if err != nil {
@@ -56,4 +62,30 @@ func TestDumpTree(t *testing.T) {
 		}
 	}
 	walk(tree.RootNode(), 0, "")
+}
+
+// TestShow prints the golden view of one file:
+//
+//	go test -tags devtools ./engine/parse -run TestShow -v -show FILE
+func TestShow(t *testing.T) {
+	if *showFile == "" {
+		t.Fatal("give -show FILE")
+	}
+	src, err := os.ReadFile(*showFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := Parse(*showFile, src, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Stdout.Write(goldenView(f))
+	for _, s := range f.Symbols {
+		if strings.Contains(os.Getenv("SHOW"), "sig") {
+			fmt.Printf("%-30s sig=%q doc=%q\n", s.QualifiedName, s.Signature, s.Doc)
+		}
+		if strings.Contains(os.Getenv("SHOW"), "content") {
+			fmt.Printf("---- %s [%d-%d]\n%s", s.QualifiedName, s.StartLine, s.EndLine, s.Content)
+		}
+	}
 }

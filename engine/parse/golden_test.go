@@ -11,10 +11,7 @@ import (
 	"testing"
 )
 
-var (
-	update   = flag.Bool("update", false, "rewrite the golden files under testdata/parse")
-	showFile = flag.String("show", "", "print the golden view of this file (TestShow)")
-)
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/parse")
 
 // goldenSymbol is the part of a Symbol a golden file pins down.
 type goldenSymbol struct {
@@ -142,32 +139,6 @@ func goldenView(f *File) []byte {
 	}
 	b.WriteString("]\n}\n")
 	return b.Bytes()
-}
-
-// TestShow prints the golden view of one file:
-//
-//	go test ./engine/parse -run TestShow -v -show FILE
-func TestShow(t *testing.T) {
-	if *showFile == "" {
-		t.Skip("no -show")
-	}
-	src, err := os.ReadFile(*showFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := Parse(*showFile, src, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Stdout.Write(goldenView(f))
-	for _, s := range f.Symbols {
-		if strings.Contains(os.Getenv("SHOW"), "sig") {
-			fmt.Printf("%-30s sig=%q doc=%q\n", s.QualifiedName, s.Signature, s.Doc)
-		}
-		if strings.Contains(os.Getenv("SHOW"), "content") {
-			fmt.Printf("---- %s [%d-%d]\n%s", s.QualifiedName, s.StartLine, s.EndLine, s.Content)
-		}
-	}
 }
 
 const fixtureDir = "../../testdata/fixture"

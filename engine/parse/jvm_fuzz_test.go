@@ -1,11 +1,9 @@
 package parse
 
 import (
-	"math/rand"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // FuzzParseJVM is FuzzParse for Java and C#: Parse never panics or fails,
@@ -46,45 +44,4 @@ func FuzzParseJVM(f *testing.F) {
 		}
 		checkInvariants(t, file, []byte(src))
 	})
-}
-
-// TestStressJVM is TestStressMutations for the Java and C# fixtures, opt-in
-// the same way, for half a minute per language:
-//
-//	SPELUNK_PARSE_STRESS=1 go test ./engine/parse -run TestStressJVM -v
-func TestStressJVM(t *testing.T) {
-	if os.Getenv("SPELUNK_PARSE_STRESS") == "" {
-		t.Skip("set SPELUNK_PARSE_STRESS=1 to run")
-	}
-	inserts := []string{"", "{", "}", "\n#if X\n", "\n#else\n", "\"", "/*", "<", "(", "@"}
-	for _, dir := range []string{"java", "csharp"} {
-		var seeds [][]byte
-		var exts []string
-		_ = filepath.WalkDir(filepath.Join(fixtureDir, dir), func(p string, d os.DirEntry, err error) error {
-			if err == nil && !d.IsDir() {
-				b, _ := os.ReadFile(p)
-				seeds, exts = append(seeds, b), append(exts, filepath.Ext(p))
-			}
-			return nil
-		})
-		r := rand.New(rand.NewSource(1))
-		n := 0
-		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); n++ {
-			k := r.Intn(len(seeds))
-			src := seeds[k]
-			i := r.Intn(len(src) + 1)
-			j := min(len(src), i+r.Intn(60))
-			m := string(src[:i]) + inserts[r.Intn(len(inserts))] + string(src[j:])
-			start := time.Now()
-			f, err := Parse("a"+exts[k], []byte(m), Options{MaxSymbolBytes: 256})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkInvariants(t, f, []byte(m))
-			if d := time.Since(start); d > time.Second {
-				t.Logf("slow: %v for %d bytes", d, len(m))
-			}
-		}
-		t.Logf("%s: %d parses", dir, n)
-	}
 }

@@ -2,12 +2,10 @@ package parse
 
 import (
 	"fmt"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // languagesDir holds the parser inputs of the registered languages
@@ -245,53 +243,4 @@ func FuzzParseRust(f *testing.F) {
 		}
 		checkInvariants(t, file, []byte(src))
 	})
-}
-
-// TestStressMutationsRust is TestStressMutations for the Rust inputs, with
-// Rust's own brackets among the mutations; opt-in the same way:
-//
-//	SPELUNK_PARSE_STRESS=1 go test ./engine/parse -run TestStressMutationsRust -v
-func TestStressMutationsRust(t *testing.T) {
-	if os.Getenv("SPELUNK_PARSE_STRESS") == "" {
-		t.Skip("set SPELUNK_PARSE_STRESS=1 to run")
-	}
-	var seeds [][]byte
-	_ = filepath.WalkDir(filepath.Join(languagesDir, "rust"), func(p string, d os.DirEntry, err error) error {
-		if err == nil && strings.HasSuffix(p, ".rs") {
-			b, _ := os.ReadFile(p)
-			seeds = append(seeds, b)
-		}
-		return nil
-	})
-	r := rand.New(rand.NewSource(2))
-	deadline := time.Now().Add(60 * time.Second)
-	n := 0
-	for time.Now().Before(deadline) {
-		src := append([]byte(nil), seeds[r.Intn(len(seeds))]...)
-		for k := r.Intn(20); k >= 0 && len(src) > 0; k-- {
-			i := r.Intn(len(src))
-			switch r.Intn(3) {
-			case 0:
-				src = append(src[:i], src[min(len(src), i+r.Intn(50)):]...)
-			case 1:
-				j := r.Intn(len(src))
-				a, b := min(i, j), max(i, j)
-				src = append(src[:i], append(append([]byte(nil), src[a:b]...), src[i:]...)...)
-			case 2:
-				src = append(src[:i], append([]byte(`({[<"'#!|`[r.Intn(9):][:1]), src[i:]...)...)
-			}
-		}
-		start := time.Now()
-		f, err := Parse("src/a.rs", src, Options{MaxSymbolBytes: 256})
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkInvariants(t, f, src)
-		n++
-		if d := time.Since(start); d > 200*time.Millisecond {
-			_ = os.WriteFile(filepath.Join(os.TempDir(), fmt.Sprintf("spelunk-slow-%d.rs", n)), src, 0o644)
-			t.Logf("slow: %d bytes %v", len(src), d)
-		}
-	}
-	t.Logf("%d parses", n)
 }
