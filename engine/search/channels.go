@@ -128,7 +128,7 @@ const symbolExactSQL = `
 	SELECT s.id, CASE
 		WHEN s.qualified_name = $4 OR ($4 LIKE '%.%' AND lower(s.qualified_name) = $3) THEN 1.0
 		WHEN $4 LIKE '%.%' AND lower(s.name) = $2 AND (lower(s.receiver) = split_part($3, '.', 1)
-		     OR lower(s.qualified_name) LIKE '%' || $3) THEN 0.98
+		     OR lower(s.qualified_name) LIKE '%.' || $3) THEN 0.98
 		WHEN s.name = $4 THEN 0.95
 		WHEN lower(s.name) = $2 THEN 0.9
 		ELSE 0.85 END AS score
