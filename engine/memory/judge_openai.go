@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
@@ -25,6 +26,11 @@ const DefaultJudgeTimeout = 10 * time.Second
 // maxJudgeResponse bounds the body read from a model server.
 const maxJudgeResponse = 1 << 20
 
+// DefaultJudgeCooldown is how long the model is not asked after it was
+// unreachable, overloaded or too slow: one write judges up to maxCandidates pairs,
+// and each should not wait out the timeout again.
+const DefaultJudgeCooldown = 30 * time.Second
+
 // OpenAIJudgeConfig configures [NewOpenAIJudge].
 type OpenAIJudgeConfig struct {
 	// URL is the server's base URL, with or without "/v1" (a full
@@ -38,6 +44,9 @@ type OpenAIJudgeConfig struct {
 	APIKey string
 	// Timeout bounds one question (default DefaultJudgeTimeout).
 	Timeout time.Duration
+	// Cooldown is how long the model is skipped after it was unavailable
+	// (default DefaultJudgeCooldown).
+	Cooldown time.Duration
 	// Fallback answers when the model cannot (default HeuristicJudge).
 	Fallback Judge
 	// HTTPClient defaults to a client with no overall timeout (Timeout applies).
@@ -49,12 +58,25 @@ type OpenAIJudgeConfig struct {
 // The store only asks it about pairs the similarity gate passes. The answer must
 // be exactly a JSON object {"contradicts": bool, "reason": "..."}; anything else,
 // an HTTP error, a timeout or an unreachable server is a failure, and the
-// fallback judge answers instead, saying so in the reason.
+// fallback judge answers instead, saying so in the reason. After a failure of the
+// server (no connection, no answer in time, HTTP 429 or 5xx) the model is skipped
+// for Cooldown, so that a write with many candidates does not wait out the
+// timeout for each of them.
 type OpenAIJudge struct {
 	cfg      OpenAIJudgeConfig
 	endpoint string
 	client   *http.Client
+
+	mu        sync.Mutex
+	downUntil time.Time // the model is skipped until then
+	downErr   error     // why
 }
+
+// unavailableError is a failure of the server rather than of one answer: no
+// connection, no answer in time, HTTP 429 or 5xx. It starts the cooldown.
+type unavailableError struct{ error }
+
+func (e unavailableError) Unwrap() error { return e.error }
 
 var _ Judge = (*OpenAIJudge)(nil)
 
@@ -82,6 +104,9 @@ func NewOpenAIJudge(cfg OpenAIJudgeConfig) (*OpenAIJudge, error) {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultJudgeTimeout
 	}
+	if cfg.Cooldown <= 0 {
+		cfg.Cooldown = DefaultJudgeCooldown
+	}
 	if cfg.Fallback == nil {
 		cfg.Fallback = HeuristicJudge{}
 	}
@@ -98,10 +123,17 @@ func (j *OpenAIJudge) Endpoint() string { return j.endpoint }
 // Judge implements Judge: the model's verdict, else the fallback's with the
 // failure in its reason. It fails only when the fallback does.
 func (j *OpenAIJudge) Judge(ctx context.Context, a, b Claim) (Verdict, error) {
-	v, err := j.ask(ctx, a, b)
+	err := j.down()
 	if err == nil {
-		v.Reason = fmt.Sprintf("model judge %s: %s", j.cfg.Model, v.Reason)
-		return v, nil
+		var v Verdict
+		if v, err = j.ask(ctx, a, b); err == nil {
+			v.Reason = fmt.Sprintf("model judge %s: %s", j.cfg.Model, v.Reason)
+			return v, nil
+		}
+		var ue unavailableError
+		if errors.As(err, &ue) {
+			j.trip(err)
+		}
 	}
 	fb, ferr := j.cfg.Fallback.Judge(ctx, a, b)
 	if ferr != nil {
@@ -109,6 +141,22 @@ func (j *OpenAIJudge) Judge(ctx context.Context, a, b Claim) (Verdict, error) {
 	}
 	fb.Reason = fmt.Sprintf("built-in judge (model judge failed: %v): %s", err, fb.Reason)
 	return fb, nil
+}
+
+// down returns why the model is skipped, nil when it may be asked.
+func (j *OpenAIJudge) down() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if time.Now().Before(j.downUntil) {
+		return fmt.Errorf("skipped until %s after: %w", j.downUntil.UTC().Format(time.TimeOnly), j.downErr)
+	}
+	return nil
+}
+
+func (j *OpenAIJudge) trip(err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.downUntil, j.downErr = time.Now().Add(j.cfg.Cooldown), err
 }
 
 // judgePrompt tells the model what a contradiction is and how to answer.
@@ -142,17 +190,24 @@ func (j *OpenAIJudge) ask(ctx context.Context, a, b Claim) (Verdict, error) {
 			err = ue.Err // the endpoint is already in our message
 		}
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
-			return Verdict{}, fmt.Errorf("ask %s: no answer within %s", j.endpoint, j.cfg.Timeout)
+			return Verdict{}, unavailableError{fmt.Errorf("ask %s: no answer within %s", j.endpoint, j.cfg.Timeout)}
 		}
-		return Verdict{}, fmt.Errorf("ask %s: %w", j.endpoint, err)
+		if ctx.Err() != nil { // the write was cancelled, not the server's fault
+			return Verdict{}, fmt.Errorf("ask %s: %w", j.endpoint, err)
+		}
+		return Verdict{}, unavailableError{fmt.Errorf("ask %s: %w", j.endpoint, err)}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxJudgeResponse))
 	if err != nil {
-		return Verdict{}, fmt.Errorf("ask %s: read the answer: %w", j.endpoint, err)
+		return Verdict{}, unavailableError{fmt.Errorf("ask %s: read the answer: %w", j.endpoint, err)}
 	}
-	if resp.StatusCode != http.StatusOK {
-		return Verdict{}, fmt.Errorf("ask %s: HTTP %d: %s", j.endpoint, resp.StatusCode, embed.ServerMessage(data))
+	if code := resp.StatusCode; code != http.StatusOK {
+		err := fmt.Errorf("ask %s: HTTP %d: %s", j.endpoint, code, embed.ServerMessage(data))
+		if code == http.StatusTooManyRequests || code >= 500 {
+			return Verdict{}, unavailableError{err}
+		}
+		return Verdict{}, err
 	}
 	v, err := parseJudgeAnswer(data)
 	if err != nil {

@@ -88,7 +88,6 @@ func newTestJudge(t *testing.T, url string) *memory.OpenAIJudge {
 // each fall back to the built-in judge, which says so in the reason.
 func TestOpenAIJudgeFallsBack(t *testing.T) {
 	js := newJudgeServer(t)
-	j := newTestJudge(t, js.URL)
 	// The built-in judge reads a narrower subject here: no contradiction.
 	a := memory.Claim{Kind: memory.KindFact, Text: "Logs are kept for 30 days."}
 	tests := []struct {
@@ -107,6 +106,7 @@ func TestOpenAIJudgeFallsBack(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			j := newTestJudge(t, js.URL) // a fresh judge: no cooldown from another case
 			start := time.Now()
 			v, err := j.Judge(context.Background(), a, memory.Claim{Kind: memory.KindFact, Text: tt.b})
 			if err != nil {
@@ -131,6 +131,39 @@ func TestOpenAIJudgeFallsBack(t *testing.T) {
 			t.Fatalf("verdict %+v, %v: want the built-in judge's contradiction", v, err)
 		}
 	})
+}
+
+// TestOpenAIJudgeCooldown: after the server fails to answer in time, the next
+// questions go straight to the built-in judge (no second wait), saying why; a
+// malformed answer is the answer's fault and starts no cooldown.
+func TestOpenAIJudgeCooldown(t *testing.T) {
+	js := newJudgeServer(t)
+	j := newTestJudge(t, js.URL)
+	a := memory.Claim{Kind: memory.KindFact, Text: "Logs are kept for 30 days."}
+	slow := memory.Claim{Kind: memory.KindFact, Text: "Audit logs are kept for one year (slow)."}
+	if v, _ := j.Judge(context.Background(), a, slow); !strings.Contains(v.Reason, "no answer within") {
+		t.Fatalf("first question: %q, want a timeout", v.Reason)
+	}
+	start := time.Now()
+	v, err := j.Judge(context.Background(), a, slow)
+	if err != nil || !strings.Contains(v.Reason, "skipped until") || !strings.Contains(v.Reason, "no answer within") {
+		t.Fatalf("second question: %+v, %v: want the model skipped, with the first failure as the cause", v, err)
+	}
+	if d := time.Since(start); d > 100*time.Millisecond || js.asked.Load() != 1 {
+		t.Fatalf("second question took %s, server asked %d times: want no second request", d, js.asked.Load())
+	}
+
+	js2 := newJudgeServer(t)
+	j2 := newTestJudge(t, js2.URL)
+	prose := memory.Claim{Kind: memory.KindFact, Text: "Audit logs are kept for one year (prose)."}
+	for range 2 {
+		if v, _ := j2.Judge(context.Background(), a, prose); !strings.Contains(v.Reason, "not the JSON object") {
+			t.Fatalf("prose answer: %q", v.Reason)
+		}
+	}
+	if n := js2.asked.Load(); n != 2 {
+		t.Fatalf("server asked %d times, want 2: a malformed answer must not start the cooldown", n)
+	}
 }
 
 func TestNewOpenAIJudgeRefusesBadConfig(t *testing.T) {
