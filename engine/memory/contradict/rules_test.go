@@ -46,6 +46,9 @@ func TestStructuralRules(t *testing.T) {
 		// An absence word negates its noun only, like "without".
 		{"missing equals without", "The linter flags files with a missing header.", "Files without a header are flagged by the linter.", KindNone},
 		{"missing is no imperative", "Missing translations fall back to English.", "Translations fall back to English.", KindNone},
+		// The complement ending both statements, after a cue each.
+		{"complement after different cues", "Validation of uploads is schema-based.", "Uploads are validated with hand-written checks.", KindChoice},
+		{"one-word quality is not a complement", "Validation of uploads is strict.", "Uploads are validated with a JSON schema.", KindNone},
 		// Orders: each side puts a different one of the same steps first.
 		{"different first step", "Run the migrations first and then restart the workers.", "Restart the workers first, then run the migrations.", KindChoice},
 		{"same first step", "Run the migrations first and then restart the workers.", "The migrations run first; the workers restart after them.", KindNone},

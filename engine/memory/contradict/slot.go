@@ -108,7 +108,17 @@ func sameSlot(x, y run) bool {
 	case cueSet[x.anchor.lower] && cueSet[y.anchor.lower] && !isCopula(x.anchor.lower) && !isCopula(y.anchor.lower):
 		return true
 	}
-	return x.last && y.last && len(x.toks) == 1 && len(y.toks) == 1
+	if !x.last || !y.last {
+		return false
+	}
+	// The complement of several words that ends both statements, after a cue on
+	// each side, names how the thing is done: "is cursor-based" vs "paginates with
+	// page and offset parameters". A one-word complement after a copula is a
+	// quality instead ("is strict" vs "validated with a JSON schema").
+	if len(x.toks) == 1 && len(y.toks) == 1 {
+		return true
+	}
+	return len(x.toks) >= 2 && len(y.toks) >= 2 && cueSet[x.anchor.lower] && cueSet[y.anchor.lower]
 }
 
 // inPredicate reports whether what follows a run leaves it in the predicate: a
