@@ -57,7 +57,7 @@ func (s pairSet) String() string {
 var pairSets = []pairSet{
 	{"pairs", "", 0.97, 0.95},
 	{"holdout", "", 0.9, 0.95},
-	{"pairs_heldout2", "tune", 0.97, 0.85},
+	{"pairs_heldout2", "tune", 0.97, 0.87},
 	// Measured blind (aggregate figures only) after each judge change: 0.941 /
 	// 0.727 when first frozen, 0.970 / 0.727 after the second round of issue 17.
 	// The floor guards against regressions and was not tuned towards.
