@@ -41,6 +41,8 @@ func TestStructuralRules(t *testing.T) {
 		{"same preposition, different verb", "The reference docs are rendered with Redoc.", "The reference docs are produced with Scalar.", KindChoice},
 		{"cue verb vs passive verb", "The backend uses Celery for jobs.", "Jobs in the backend are handled by Dramatiq.", KindChoice},
 		{"different verb and preposition: another slot", "The mobile app is built with Expo.", "The mobile app is written in Kotlin.", KindNone},
+		{"lowercase filler, different verb", "The docs site is built with hugo.", "The docs site is generated with zola.", KindChoice},
+		{"lowercase, two verbs and two prepositions", "The js bundle is minified with esbuild.", "The js bundle is served from a cdn.", KindNone},
 		// "per" names the unit a rule applies to.
 		{"per unit choice", "Quotas are counted per workspace.", "Quotas are counted per user.", KindChoice},
 		// An absence word negates its noun only, like "without".
