@@ -61,6 +61,7 @@ type Cache struct {
 
 	syncMu sync.Mutex
 	vecs   vecIndex
+	added  outcomes
 }
 
 // Open opens (creating when missing) the cache file in WAL mode.

@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/pgvector/pgvector-go"
 )
 
 // addRun writes and checks a run of new memories without parents, each with its
@@ -64,37 +63,26 @@ type pooled struct {
 	eligible bool
 }
 
-// runPoolsSQL is candidatesSQL's pool for every member of a run at once (a
-// lateral index scan per member vector), with its filters as a column: the cut
-// to maxCandidates comes after the run's own members are merged in.
+// poolRowsSQL is candidatesSQL's pool (the same poolSQL) with candidatesSQL's
+// filters as a column, uncut: a run's own members are merged in before the cut
+// to maxCandidates. One statement per member, sent in one round trip: a single
+// statement over all the run's vectors (a lateral scan per vector) let the
+// planner pick plans that scan the whole table per vector.
 //
-//	$1 project  $2 member vectors (text)  $3 their content hashes
-func runPoolsSQL(model string, dims int, iterative bool) string {
-	v := fmt.Sprintf("(e.embedding::vector(%d))", dims)
-	q := fmt.Sprintf("q.vec::vector(%d)", dims)
-	cfg := `SELECT 'off'::text AS v`
-	if iterative {
-		cfg = `SELECT set_config('hnsw.iterative_scan', 'strict_order', true) AS v`
-	}
+//	$1 project  $2 vector  $3 content hash of the member
+func poolRowsSQL(model string, dims int, iterative bool) string {
 	return `
-WITH cfg AS MATERIALIZED (` + cfg + `),
-q AS (SELECT * FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS q(vec, hash, ord))
-SELECT q.ord::int, m.id::text, m.kind, m.content, m.status, m.created_at, p.similarity,
+WITH ` + poolSQL(model, dims, iterative) + `
+SELECT m.id::text, m.kind, m.content, m.status, m.created_at, c.similarity,
 	m.status IN ('ACTIVE', 'DISPUTED') AND NOT EXISTS (
 		SELECT 1 FROM conflict_exemptions x
 		JOIN memories o ON o.repository_id = $1
 			AND o.id = CASE WHEN x.memory_a = m.id THEN x.memory_b ELSE x.memory_a END
 		WHERE x.repository_id = $1 AND (x.memory_a = m.id OR x.memory_b = m.id)
-			AND o.content_hash = q.hash) AS eligible
-FROM cfg CROSS JOIN q CROSS JOIN LATERAL (
-	SELECT e.memory_id, 1 - (` + v + ` <=> ` + q + `) AS similarity
-	FROM memory_embeddings e
-	WHERE e.repository_id = $1 AND e.model = ` + pg.QuoteLiteral(model) + ` AND cfg.v IS NOT NULL
-	ORDER BY ` + v + ` <=> ` + q + `
-	LIMIT ` + strconv.Itoa(candidatePool) + `
-) p
-JOIN memories m ON m.repository_id = $1 AND m.id = p.memory_id
-ORDER BY q.ord, p.similarity DESC`
+			AND o.content_hash = $3) AS eligible
+FROM pool c
+JOIN memories m ON m.repository_id = $1 AND m.id = c.memory_id
+ORDER BY c.similarity DESC`
 }
 
 // runPools is each member's pool among the rows stored before the run, most
@@ -104,29 +92,38 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 	if err != nil {
 		return nil, err
 	}
-	texts, hashes := make([]string, len(ins)), make([]string, len(ins))
+	sql := poolRowsSQL(model, len(vecs[0]), iterative)
+	b := &pgx.Batch{}
 	for i, in := range ins {
-		texts[i], hashes[i] = vectorText(vecs[i]), contentHash(in.Text)
+		b.Queue(sql, s.project, pgvector.NewVector(vecs[i]), contentHash(in.Text))
 	}
-	rows, err := tx.Query(ctx, runPoolsSQL(model, len(vecs[0]), iterative), s.project, texts, hashes)
-	if err != nil {
-		return nil, fmt.Errorf("find conflict candidates: %w", err)
-	}
-	defer rows.Close()
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
 	pools := make([][]pooled, len(ins))
-	for rows.Next() {
-		var ord int
-		var p pooled
-		c := &p.candidate
-		if err := rows.Scan(&ord, &c.ID, &c.Kind, &c.Content, &c.Status, &c.CreatedAt, &c.Similarity, &p.eligible); err != nil {
+	for i := range ins {
+		if pools[i], err = readPool(br); err != nil {
 			return nil, fmt.Errorf("find conflict candidates: %w", err)
 		}
-		pools[ord-1] = append(pools[ord-1], p)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find conflict candidates: %w", err)
+	return pools, br.Close()
+}
+
+func readPool(br pgx.BatchResults) ([]pooled, error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, err
 	}
-	return pools, nil
+	defer rows.Close()
+	var out []pooled
+	for rows.Next() {
+		var p pooled
+		c := &p.candidate
+		if err := rows.Scan(&c.ID, &c.Kind, &c.Content, &c.Status, &c.CreatedAt, &c.Similarity, &p.eligible); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
 
 // mergePool is member i's candidates: its pool among the stored rows and the
