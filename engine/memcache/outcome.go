@@ -1,6 +1,8 @@
 package memcache
 
 import (
+	"context"
+	"fmt"
 	"sync"
 
 	"github.com/spelunkhq/spelunk/engine/memory"
@@ -41,4 +43,13 @@ func (c *Cache) takeAdded(id string) (memory.Added, bool) {
 	a, ok := o.m[id]
 	delete(o.m, id)
 	return a, ok
+}
+
+// queuedWrite reports whether the write with id still waits for the core.
+func (c *Cache) queuedWrite(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM queue WHERE id = ? AND dead = 0`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("cache: look up queued write %s: %w", id, err)
+	}
+	return n > 0, nil
 }

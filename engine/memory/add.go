@@ -34,6 +34,10 @@ type Added struct {
 	ConflictID string `json:"conflict_id,omitempty"`
 	// Corrected are parents the memory contradicts: a correction supersedes them.
 	Corrected []string `json:"corrected,omitempty"`
+	// Queued says the write waits in an edge cache's queue (memcache): the
+	// core has not checked it yet, so ConflictID is empty and Corrected is the
+	// cache's own check of the cached parents; the core's check at sync decides.
+	Queued bool `json:"queued,omitempty"`
 }
 
 // Add records a memory and checks it for conflicts with the live memories of the
