@@ -13,14 +13,16 @@ import (
 
 // addRun writes and checks a run of new memories without parents, each with its
 // vector, as Add would one after another: the candidates of member i are the
-// candidatePool nearest of the rows stored before the run (one statement for the
-// whole run, candidatesSQL's filters computed per member) merged with the
+// candidatePool nearest of the rows stored before the run (candidatesSQL's pool
+// and filters, all members' statements in one round trip) merged with the
 // members before i (their similarities from one statement over the run's stored
 // vectors), cut to the pool, filtered, and cut to maxCandidates; then each member
 // in order is judged against its candidates and disputes what it contradicts.
 // That is Add's outcome because within such a run nothing changes a candidate's
 // eligibility: a dispute leaves both sides live, and only a correction (a
-// member with parents, never in a run) supersedes.
+// member with parents, never in a run) supersedes. (The stored rows' pools are
+// read before the run's rows join the HNSW graph; an approximate index can
+// answer a little differently once they have, as it can between any two adds.)
 func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string, judge Judge, out []Added) error {
 	pools, err := s.runPools(ctx, tx, ins, vecs, model)
 	if err != nil {
