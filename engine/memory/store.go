@@ -96,6 +96,10 @@ func New(db *pg.DB, project int64, opts Options) *Store {
 	return s
 }
 
+// Judge is the contradiction judge in use (an edge cache judges a queued
+// correction locally with it).
+func (s *Store) Judge() Judge { return s.judge }
+
 // Project is the repository id the store works in.
 func (s *Store) Project() int64 { return s.project }
 

@@ -75,7 +75,11 @@ const maxDiffTokens = 64
 // Check compares two statements. It is symmetric, and cheap: well under a
 // millisecond for statements of a few sentences.
 func Check(a, b Statement) Result {
-	sa, sb := analyze(a), analyze(b)
+	return check(analyze(a), analyze(b))
+}
+
+// check compares two analysed statements; it only reads them.
+func check(sa, sb statement) Result {
 	names := union(sa.shaped, sb.shaped)
 	if r := polarity(sa, sb, names); r.Contradicts {
 		return r
