@@ -121,6 +121,19 @@ func denseSQL(model string, dims int) string {
 		LIMIT $3`, expr, pg.QuoteLiteral(model))
 }
 
+// denseExactSQL is the exact nearest-neighbour query: the "+ 0" keeps the
+// planner off the HNSW index, so it reads the repository's own vectors by its
+// b-tree and sorts them.
+func denseExactSQL(model string, dims int) string {
+	expr := pg.VectorExpr("e.embedding", dims)
+	return fmt.Sprintf(`
+		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
+		FROM symbol_embeddings e
+		WHERE e.model = %[2]s AND e.repository_id = $1
+		ORDER BY (%[1]s <=> $2) + 0
+		LIMIT $3`, expr, pg.QuoteLiteral(model))
+}
+
 // symbolExactSQL finds exact and case-insensitive names, qualified names and
 // aliases: $2 lower-case name, $3 lower-case qualified form, $4 as typed, $5 the
 // last segment as typed.
@@ -324,6 +337,11 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 	var hits []hit
 	texts := map[int64]string{}
 	query := denseSQL(s.emb.Name(), s.emb.Dims())
+	if exact, err := s.denseExact(ctx); err != nil {
+		return nil, nil, err
+	} else if exact {
+		query = denseExactSQL(s.emb.Name(), s.emb.Dims())
+	}
 	if withText {
 		query = `SELECT n.symbol_id, n.score, s.search_name || ' ' || s.search_signature || ' ' || s.doc
 			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -51,6 +52,22 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	plan := explain(denseSQL(model, dims), repoID, pgvector.NewVector(q), 100)
 	if !strings.Contains(plan, "symbol_embeddings_"+pg.ModelIndexName(model)) || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("dense channel does not use the model's HNSW index:\n%s", plan)
+	}
+	// The seeded repository is all of the model's index: walk it. A small one
+	// beside it is compared exactly, reading its own vectors only.
+	if exact, err := New(db, repoID, fixedEmbedder{model, dims}).denseExact(ctx); err != nil || exact {
+		t.Errorf("denseExact for the whole index = %v, %v; want false", exact, err)
+	}
+	small, err := db.EnsureRepository(ctx, "/synthetic-small")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exact, err := New(db, small.ID, fixedEmbedder{model, dims}).denseExact(ctx); err != nil || !exact {
+		t.Errorf("denseExact for a small repository beside it = %v, %v; want true", exact, err)
+	}
+	plan = explain(denseExactSQL(model, dims), small.ID, pgvector.NewVector(q), 100)
+	if strings.Contains(plan, "hnsw") || strings.Contains(plan, "Seq Scan on symbol_embeddings") {
+		t.Errorf("the exact dense query walks the HNSW index or scans every vector:\n%s", plan)
 	}
 	plan = explain(lexicalSQL, repoID, "'zanzibar' | 'quixotic'", lexicalCap, channelDepth)
 	if !strings.Contains(plan, "symbols_tsv_idx") || strings.Contains(plan, "Seq Scan on symbols") {
@@ -143,4 +160,16 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		t.Fatal(err)
 	}
 	return rec.ID
+}
+
+// fixedEmbedder names a model for the searcher; it is never asked to embed.
+type fixedEmbedder struct {
+	name string
+	dims int
+}
+
+func (e fixedEmbedder) Name() string { return e.name }
+func (e fixedEmbedder) Dims() int    { return e.dims }
+func (e fixedEmbedder) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, errors.New("fixedEmbedder does not embed")
 }

@@ -36,6 +36,9 @@ type Searcher struct {
 	statsN     int
 	statsAvgDL float64
 	statsAt    time.Time
+	// indexedRows is the model's HNSW index size (denseExact), read at indexedAt.
+	indexedRows float64
+	indexedAt   time.Time
 }
 
 // New returns a searcher over the repository repoID. emb may be nil.
@@ -341,6 +344,37 @@ func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
 	}
 	s.chunks, s.chunksAt = int(n), time.Now()
 	return s.chunks, nil
+}
+
+// denseExactMax is the most chunks a repository may have for the dense channel
+// to compare the query with each of its vectors instead of walking the HNSW
+// index: ~2 us a vector, 10 ms at 4.4k under load. The index is shared by every
+// repository embedded with the model, and for a repository holding a small
+// part of it the walk visits mostly other repositories' vectors before it has
+// enough of this one's (136 ms for hono's 4.4k of 176k vectors; 52 ms against
+// 30 ms exact for prometheus's 17k).
+const denseExactMax = 20000
+
+// denseExact reports whether the dense channel should scan the repository's
+// vectors exactly: it is small, and less than half of the model's index.
+func (s *Searcher) denseExact(ctx context.Context) (bool, error) {
+	chunks, err := s.chunkCount(ctx)
+	if err != nil || chunks > denseExactMax {
+		return false, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.indexedAt) > time.Minute || s.indexedAt.IsZero() {
+		// The planner's row count of the model's partial index: what a walk of
+		// it has to step over.
+		err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(max(c.reltuples), 0) FROM pg_class c WHERE c.relname = $1`,
+			"symbol_embeddings_"+pg.ModelIndexName(s.emb.Name())).Scan(&s.indexedRows)
+		if err != nil {
+			return false, fmt.Errorf("size of the vector index: %w", err)
+		}
+		s.indexedAt = time.Now()
+	}
+	return float64(chunks) < 0.5*s.indexedRows, nil
 }
 
 // anchors seeds the graph channel: a named symbol, else the best fused results of
