@@ -159,7 +159,7 @@ func readVectors(ctx context.Context, tx pgx.Tx, project int64, since time.Time,
 	rows, err := tx.Query(ctx, `SELECT e.memory_id::text, e.embedding::real[] FROM memory_embeddings e
 		JOIN memories m ON m.repository_id = e.repository_id AND m.id = e.memory_id
 		WHERE e.repository_id = $1 AND e.model = $2 AND m.sync_at > $3
-			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`, project, p.model, since)
+			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`, project, p.model, since)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 // liveSQL is the local filter of live memories.
-const liveSQL = `status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`
+const liveSQL = `status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`
 
 // maxBriefing bounds a briefing's memories, as the core does.
 const maxBriefing = 100

@@ -35,6 +35,9 @@ type BriefMemory struct {
 	Decay float64 `json:"decay"`
 	// Score is similarity × decay (decay alone without a query).
 	Score float64 `json:"score"`
+	// Anchors are the definitions and files the memory is about, with whether
+	// each is still current.
+	Anchors []Anchor `json:"anchors,omitempty"`
 }
 
 // Briefing is what an agent reads before working: the memories that matter, the
@@ -92,7 +95,7 @@ WITH ` + poolSQL(model, dims, iterative) + `,
 scored AS (
 	SELECT m.id, m.kind, m.author, m.content, m.status, m.created_at, p.similarity, ` + decayExpr + ` AS decay
 	FROM pool p JOIN memories m ON m.repository_id = $1 AND m.id = p.memory_id
-	WHERE m.status IN ('ACTIVE', 'DISPUTED')
+	WHERE m.status IN ` + vectorStatuses + `
 ), top AS (
 	SELECT *, similarity * decay AS score FROM scored ORDER BY similarity * decay DESC, created_at DESC LIMIT $3
 )` + briefingRest
@@ -137,6 +140,9 @@ func (s *Store) Briefing(ctx context.Context, opts BriefingOptions) (Briefing, e
 	}
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return Briefing{}, fmt.Errorf("briefing: decode: %w", err)
+	}
+	if err := s.anchorBriefing(ctx, b.Memories); err != nil {
+		return Briefing{}, fmt.Errorf("briefing: %w", err)
 	}
 	return b, nil
 }
