@@ -60,7 +60,10 @@ var briefingRest = `
 SELECT json_build_object(
 	'memories', coalesce((SELECT json_agg(json_build_object(
 			'id', t.id, 'kind', t.kind, 'author', t.author, 'content', t.content, 'status', t.status,
-			'created_at', t.created_at, 'similarity', t.similarity, 'decay', t.decay, 'score', t.score)
+			'created_at', t.created_at, 'similarity', t.similarity, 'decay', t.decay, 'score', t.score,
+			'anchors', (SELECT json_agg(json_build_object('path', a.path, 'name', a.name, 'kind', a.kind,
+					'state', a.state, 'old_path', coalesce(a.old_path, '')) ORDER BY a.path, a.name)
+				FROM memory_anchors a WHERE a.repository_id = $1 AND a.memory_id = t.id))
 		ORDER BY t.score DESC, t.created_at DESC) FROM top t), '[]'::json),
 	'nuggets', coalesce((SELECT json_agg(json_build_object(
 			'key', n.key, 'value', n.value, 'author', n.author, 'updated_at', n.updated_at) ORDER BY n.key)
@@ -140,9 +143,6 @@ func (s *Store) Briefing(ctx context.Context, opts BriefingOptions) (Briefing, e
 	}
 	if err := json.Unmarshal(raw, &b); err != nil {
 		return Briefing{}, fmt.Errorf("briefing: decode: %w", err)
-	}
-	if err := s.anchorBriefing(ctx, b.Memories); err != nil {
-		return Briefing{}, fmt.Errorf("briefing: %w", err)
 	}
 	return b, nil
 }

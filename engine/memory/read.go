@@ -88,7 +88,7 @@ func (s *Store) Lineage(ctx context.Context, ref string) (Lineage, error) {
 	if err != nil {
 		return l, err
 	}
-	if l.Memory, err = s.get(ctx, s.db.Pool, id); err != nil {
+	if l.Memory, err = s.Get(ctx, id); err != nil {
 		return l, err
 	}
 	rows, err := s.db.Pool.Query(ctx, `

@@ -214,19 +214,6 @@ func (s *Store) AnchorsOf(ctx context.Context, ids []string) (map[string][]Ancho
 	return out, nil
 }
 
-// anchorBriefing fills the anchors of briefed memories.
-func (s *Store) anchorBriefing(ctx context.Context, ms []BriefMemory) error {
-	ids := make([]string, len(ms))
-	for i, m := range ms {
-		ids[i] = m.ID
-	}
-	as, err := s.AnchorsOf(ctx, ids)
-	for i := range ms {
-		ms[i].Anchors = as[ms[i].ID]
-	}
-	return err
-}
-
 // anchorHits fills the anchors of search hits.
 func (s *Store) anchorHits(ctx context.Context, hs []Hit) error {
 	ids := make([]string, len(hs))
