@@ -58,6 +58,9 @@ func (c *Cache) Briefing(ctx context.Context, opts memory.BriefingOptions) (memo
 	if b.OpenConflicts, err = c.count(ctx, `SELECT count(*) FROM conflicts WHERE status = 'open'`); err != nil {
 		return memory.Briefing{}, fmt.Errorf("briefing: %w", err)
 	}
+	if err := c.withAnchors(ctx, b.Memories); err != nil {
+		return memory.Briefing{}, fmt.Errorf("briefing: %w", err)
+	}
 	c.touch(ctx, b.Memories)
 	return b, nil
 }
@@ -116,6 +119,9 @@ func (c *Cache) Recall(ctx context.Context, query string, limit int) ([]memory.B
 	}
 	if qv != nil {
 		ms, err := c.similar(ctx, qv, limit)
+		if err == nil {
+			err = c.withAnchors(ctx, ms)
+		}
 		c.touch(ctx, ms)
 		return ms, err
 	}
@@ -126,6 +132,9 @@ func (c *Cache) Recall(ctx context.Context, query string, limit int) ([]memory.B
 	}
 	out, err := c.newest(ctx, strings.Join(where, " AND "), args, limit)
 	if err != nil {
+		return nil, fmt.Errorf("recall: %w", err)
+	}
+	if err := c.withAnchors(ctx, out); err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
 	c.touch(ctx, out)
