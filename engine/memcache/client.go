@@ -120,7 +120,7 @@ func (cl *Client) Search(ctx context.Context, query string, limit int) (memory.S
 	out := memory.SearchResult{Query: query, Hits: make([]memory.Hit, 0, len(ms))}
 	for _, m := range ms {
 		h := memory.Hit{Memory: memory.Memory{ID: m.ID, Kind: m.Kind, Author: m.Author, Content: m.Content,
-			Status: m.Status, CreatedAt: m.CreatedAt}, Score: m.Score}
+			Status: m.Status, CreatedAt: m.CreatedAt, Anchors: m.Anchors}, Score: m.Score}
 		if m.Similarity != nil {
 			h.Similarity, out.Dense = *m.Similarity, true
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -66,7 +65,8 @@ func (s *Store) resolveAnchors(ctx context.Context, q querier, refs []anchorRef)
 			}
 		}
 	}
-	for _, r := range refs {
+	resolved := make([]bool, len(refs))
+	for i, r := range refs {
 		if r.name == "" || r.line > 0 {
 			continue
 		}
@@ -74,29 +74,32 @@ func (s *Store) resolveAnchors(ctx context.Context, q querier, refs []anchorRef)
 		switch {
 		case len(match) == 1:
 			keep(match[0].pin(r.explicit))
+			resolved[i] = true
 		case r.explicit && len(match) > 1:
 			return nil, fmt.Errorf("anchor %q names %d definitions (%s): add the path (path:line) to pick one: %w",
 				r.token, len(match), describeDefs(match), ErrInvalid)
 		}
 	}
-	for _, r := range refs {
-		if r.path == "" {
+	for i, r := range refs {
+		if r.path == "" || resolved[i] {
 			continue
 		}
 		p, ok, err := s.resolvePath(ctx, q, r)
 		if err != nil {
 			return nil, err
 		}
-		switch {
-		case ok && (p.Name != "" || r.explicit || !inFile[p.Path]):
+		resolved[i] = ok
+		if ok && (p.Name != "" || r.explicit || !inFile[p.Path]) {
 			keep(p)
-		case !ok && r.explicit && r.name == "":
-			return nil, fmt.Errorf("anchor %q: no such file in the index of this project (paths are relative to the repository root): %w", r.token, ErrInvalid)
 		}
 	}
-	for _, r := range refs {
-		if r.explicit && r.name != "" && r.path == "" && !slices.ContainsFunc(out, func(p pin) bool { return nameMatches(p.Name, p.Path, r.name) }) {
+	for i, r := range refs {
+		switch {
+		case !r.explicit || resolved[i]:
+		case r.name != "":
 			return nil, fmt.Errorf("anchor %q: no definition of that name in the index of this project (is the repository indexed?): %w", r.token, ErrInvalid)
+		default:
+			return nil, fmt.Errorf("anchor %q: no such file in the index of this project (paths are relative to the repository root): %w", r.token, ErrInvalid)
 		}
 	}
 	return out, nil
