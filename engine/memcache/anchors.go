@@ -97,3 +97,37 @@ func (c *Cache) withAnchors(ctx context.Context, ms []memory.BriefMemory) error 
 	}
 	return rows.Err()
 }
+
+// Review is the core's review queue: the diffs of anchored definitions need the
+// code, which the cache never holds.
+func (cl *Client) Review(ctx context.Context) ([]memory.ReviewItem, error) {
+	var out []memory.ReviewItem
+	err := cl.onCore(ctx, func(s *memory.Store) error {
+		var err error
+		out, err = s.Review(ctx)
+		return err
+	})
+	return out, err
+}
+
+// Confirm re-pins a memory's anchors on the core, then pulls the outcome.
+func (cl *Client) Confirm(ctx context.Context, ref, actor, reason string) (memory.Memory, error) {
+	var out memory.Memory
+	err := cl.onCore(ctx, func(s *memory.Store) error {
+		var err error
+		out, err = s.Confirm(ctx, ref, actor, reason)
+		return err
+	})
+	return out, err
+}
+
+// Edit supersedes a memory under review with a corrected one on the core.
+func (cl *Client) Edit(ctx context.Context, ref, actor, text string) (memory.Added, error) {
+	var out memory.Added
+	err := cl.onCore(ctx, func(s *memory.Store) error {
+		var err error
+		out, err = s.Edit(ctx, ref, actor, text)
+		return err
+	})
+	return out, err
+}

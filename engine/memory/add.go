@@ -194,6 +194,7 @@ func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32,
 		if out.Memory, err = s.get(ctx, tx, m.ID); err != nil {
 			return Added{}, err
 		}
+		out.Memory.Anchors = m.Anchors
 	}
 	return out, nil
 }
