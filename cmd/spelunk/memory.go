@@ -152,6 +152,15 @@ func newMemoryCmd(g *globals) *cobra.Command {
 		newMemorySupersedeCmd(g), newMemoryInvalidateCmd(g), newMemoryReviewCmd(g))
 }
 
+// memoryAddLong is memory add's help.
+const memoryAddLong = "Record a memory. It is compared with the project's live memories: one it contradicts is\n" +
+	"DISPUTED with it in a conflict for a person to resolve (spelunk conflicts). A memory naming a\n" +
+	"parent it contradicts is a correction: the parent is SUPERSEDED. When the embedder is down\n" +
+	"the memory is stored as PENDING_EMBEDDING and checked by the next memory command.\n" +
+	"Definitions and files the text names (Engine.ServeHTTP, lib/router.js, billing/refund.go:40)\n" +
+	"and those given with --anchor are anchored: when an index run changes them, the memory goes\n" +
+	"to review (spelunk memory review)."
+
 func newMemoryAddCmd(g *globals) *cobra.Command {
 	var kind, author string
 	var parents, anchors []string
@@ -159,14 +168,8 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `add --kind fact|decision|rule|episode --author AGENT [--parent ID] "text"`,
 		Short: "Record a memory; prints its id, and DISPUTED with the conflict id if it contradicts another",
-		Long: "Record a memory. It is compared with the project's live memories: one it contradicts is\n" +
-			"DISPUTED with it in a conflict for a person to resolve (spelunk conflicts). A memory naming a\n" +
-			"parent it contradicts is a correction: the parent is SUPERSEDED. When the embedder is down\n" +
-			"the memory is stored as PENDING_EMBEDDING and checked by the next memory command.\n" +
-			"Definitions and files the text names (Engine.ServeHTTP, lib/router.js, billing/refund.go:40)\n" +
-			"and those given with --anchor are anchored: when an index run changes them, the memory goes\n" +
-			"to review (spelunk memory review).",
-		Args: rangeArgs(1, 1),
+		Long:  memoryAddLong,
+		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !memory.Kind(kind).Valid() {
 				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)

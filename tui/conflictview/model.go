@@ -220,11 +220,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return event.Fail("resolve conflict", msg.err)
 		}
-		if msg.stale {
-			m.q.Drop(msg.id)
-		} else {
-			m.q.Resolve(msg.id, msg.res)
-		}
+		m.settle(msg)
 		m.noteText = ""
 		m.note.SetValue("")
 		m.side, m.scroll = 0, 0

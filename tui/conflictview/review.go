@@ -101,6 +101,16 @@ func (m *Model) resolveStale(id string, res Resolution) tea.Cmd {
 	}
 }
 
+// settle takes a resolved item out of the queue: a dispute onto the undo
+// stack, a review (not undone from here) for good.
+func (m *Model) settle(msg resolvedMsg) {
+	if msg.stale {
+		m.q.Drop(msg.id)
+		return
+	}
+	m.q.Resolve(msg.id, msg.res)
+}
+
 // staleHeader is the head of a stale item.
 func (m *Model) staleHeader(c Conflict) []string {
 	head := m.th.Title.Render(fmt.Sprintf("Review %d of %d", m.q.Pos()+1, m.q.Len())) +
