@@ -25,7 +25,10 @@ CREATE TABLE IF NOT EXISTS anchors (
 	state TEXT NOT NULL,
 	old_path TEXT NOT NULL DEFAULT '',
 	PRIMARY KEY (memory_id, path, name)
-);`
+);
+CREATE TRIGGER IF NOT EXISTS anchors_of_evicted AFTER DELETE ON memories BEGIN
+	DELETE FROM anchors WHERE memory_id = old.id;
+END;`
 
 // readAnchors reads the anchors of the pulled memories. The core touches a
 // memory's sync_at whenever its anchors change state, so they come with it.

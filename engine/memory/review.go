@@ -170,24 +170,51 @@ func (s *Store) repin(ctx context.Context, tx pgx.Tx, id string) error {
 	return nil
 }
 
-// Edit replaces a memory under review with a corrected text: the new memory
-// (its anchors found afresh, pinned to the code as it is) supersedes the old one.
+// Edit replaces a memory under review with a corrected text, in one
+// transaction: the new memory (a child of the old one, its anchors found
+// afresh and pinned to the code as it is, checked for conflicts like any
+// other) supersedes the old one.
 func (s *Store) Edit(ctx context.Context, ref, actor, text string) (Added, error) {
-	old, err := s.Get(ctx, ref)
+	if err := checkActor(actor); err != nil {
+		return Added{}, fmt.Errorf("edit: %w", err)
+	}
+	if err := checkText("memory text", text, MaxContentBytes); err != nil {
+		return Added{}, fmt.Errorf("edit %s: %w", ref, err)
+	}
+	vec, model, err := s.embedOne(ctx, text)
 	if err != nil {
 		return Added{}, fmt.Errorf("edit %s: %w", ref, err)
 	}
-	a, err := s.Add(ctx, NewMemory{Kind: old.Kind, Author: actor, Text: text, Parents: []string{old.ID}})
+	var out Added
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		id, err := s.resolveMemory(ctx, tx, ref)
+		if err != nil {
+			return err
+		}
+		old, err := s.lockMemories(ctx, tx, []string{id})
+		if err != nil {
+			return err
+		}
+		if st := old[0].Status; st == StatusSuperseded || st == StatusInvalidated {
+			return fmt.Errorf("memory %s is %s; only a live memory is edited: %w", id, st, ErrNotLive)
+		}
+		if out, err = s.add(ctx, tx, NewMemory{Kind: old[0].Kind, Author: actor, Text: text, Parents: []string{id}}, vec, model); err != nil {
+			return err
+		}
+		if slices.Contains(out.Corrected, id) {
+			return nil // the new text contradicted the old: the correction superseded it already
+		}
+		// The conflict check may have changed the old memory's status (DISPUTED).
+		if old, err = s.lockMemories(ctx, tx, []string{id}); err != nil {
+			return err
+		}
+		return s.apply(ctx, tx, transition{id: id, from: old[0].Status, to: StatusSuperseded, action: ActionSupersede,
+			actor: actor, reason: "edited after review: superseded by " + out.Memory.ID, supersededBy: out.Memory.ID})
+	})
 	if err != nil {
 		return Added{}, fmt.Errorf("edit %s: %w", ref, err)
 	}
-	if slices.Contains(a.Corrected, old.ID) {
-		return a, nil // the new text contradicted the old: the correction superseded it already
-	}
-	if _, err := s.Supersede(ctx, old.ID, a.Memory.ID, actor, "edited after review: superseded by "+a.Memory.ID); err != nil {
-		return Added{}, fmt.Errorf("edit %s: %w", ref, err)
-	}
-	return a, nil
+	return out, nil
 }
 
 // AnchorsOf returns the anchors of memories by id (one query), for the reads
