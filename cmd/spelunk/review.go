@@ -25,7 +25,7 @@ func newMemoryReviewCmd(g *globals) *cobra.Command {
 			"is listed here, one JSON line per memory with --json: id, status, reason, anchors with their\n" +
 			"state (current, changed, removed, renamed) and, for a changed one, the diff of the definition.\n" +
 			"Then: `memory review confirm ID` (it still holds: re-pin, ACTIVE again), `memory review edit ID\n" +
-			"\"new text\"` (a corrected memory supersedes it) or `memory invalidate ID --reason ...`.",
+			"\"new text\"` (a corrected memory supersedes it) or `memory review invalidate ID --reason ...`.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return memList(cmd, g, func(ctx context.Context, s *memory.Store) ([]memory.ReviewItem, error) {
@@ -34,7 +34,7 @@ func newMemoryReviewCmd(g *globals) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&diff, "diff", false, "print each changed definition's diff under its memory (JSON always has it)")
-	c.AddCommand(newReviewConfirmCmd(g), newReviewEditCmd(g))
+	c.AddCommand(newReviewConfirmCmd(g), newReviewEditCmd(g), newMemoryInvalidateCmd(g))
 	return c
 }
 

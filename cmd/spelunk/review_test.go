@@ -45,7 +45,9 @@ func TestMemoryReviewCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	indextest.Git(t, repo, "commit", "-qam", "edit")
-	must("index", repo)
+	if code, _, errOut := spelunk(t, "index", repo); code != 0 || !strings.Contains(errOut, "1 memory sent to review") {
+		t.Fatalf("index after the edit: exit %d, stderr %q; want a note of the memory sent to review", code, errOut)
+	}
 
 	lines := strings.Split(strings.TrimSpace(must("memory", "review", "--repo", repo, "--json")), "\n")
 	var item struct {
@@ -74,6 +76,9 @@ func TestMemoryReviewCLI(t *testing.T) {
 		t.Fatalf("memory review --diff:\n%s", text)
 	}
 	must("memory", "review", "confirm", added.ID[:8], "--repo", repo, "--author", "bob")
+	if code, _, errOut := spelunk(t, "memory", "review", "invalidate", added.ID[:8], "--repo", repo, "--reason", "gone"); code != 0 {
+		t.Fatalf("review invalidate: exit %d %s", code, errOut)
+	}
 	if code, out, errOut := spelunk(t, "memory", "review", "--repo", repo); code != 0 || out != "" || !strings.Contains(errOut, "nothing to review") {
 		t.Fatalf("review after confirm: exit %d, %q %q", code, out, errOut)
 	}

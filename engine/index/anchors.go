@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/spelunkhq/spelunk/engine/memory"
 	"github.com/spelunkhq/spelunk/engine/source"
@@ -31,6 +32,12 @@ func (r *run) checkAnchors(ctx context.Context) error {
 		return err
 	}
 	r.sum.MemoriesToReview = n
+	switch {
+	case n == 1:
+		r.sum.Notes = append(r.sum.Notes, "1 memory sent to review: code it is anchored to changed (spelunk memory review)")
+	case n > 1:
+		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("%d memories sent to review: code they are anchored to changed (spelunk memory review)", n))
+	}
 	return nil
 }
 
