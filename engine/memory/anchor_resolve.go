@@ -80,11 +80,15 @@ func (s *Store) resolveAnchors(ctx context.Context, q querier, refs []anchorRef)
 				r.token, len(match), describeDefs(match), ErrInvalid)
 		}
 	}
+	files, err := s.filesNamed(ctx, q, refs)
+	if err != nil {
+		return nil, err
+	}
 	for i, r := range refs {
 		if r.path == "" || resolved[i] {
 			continue
 		}
-		p, ok, err := s.resolvePath(ctx, q, r)
+		p, ok, err := s.resolvePath(ctx, q, r, files)
 		if err != nil {
 			return nil, err
 		}
@@ -180,9 +184,38 @@ func describeDefs(defs []defRow) string {
 	return strings.Join(parts, ", ")
 }
 
-// resolvePath resolves a path ref: the innermost definition at its line, or the
-// file itself.
-func (s *Store) resolvePath(ctx context.Context, q querier, r anchorRef) (pin, bool, error) {
+// filesNamed loads the content hashes of the mentioned paths that are indexed
+// files, in one query.
+func (s *Store) filesNamed(ctx context.Context, q querier, refs []anchorRef) (map[string]string, error) {
+	var paths []string
+	for _, r := range refs {
+		if r.path != "" {
+			paths = append(paths, r.path)
+		}
+	}
+	out := map[string]string{}
+	if len(paths) == 0 {
+		return out, nil
+	}
+	rows, err := q.Query(ctx, `SELECT path, coalesce(content_hash, blob_sha, '') FROM files WHERE repository_id = $1 AND path = ANY($2)`,
+		s.project, paths)
+	if err != nil {
+		return nil, fmt.Errorf("resolve anchors: %w", err)
+	}
+	var path, hash string
+	if _, err := pgx.ForEachRow(rows, []any{&path, &hash}, func() error { out[path] = hash; return nil }); err != nil {
+		return nil, fmt.Errorf("resolve anchors: %w", err)
+	}
+	return out, nil
+}
+
+// resolvePath resolves a path ref against the indexed files: the innermost
+// definition at its line, or the file itself.
+func (s *Store) resolvePath(ctx context.Context, q querier, r anchorRef, files map[string]string) (pin, bool, error) {
+	hash, ok := files[r.path]
+	if !ok {
+		return pin{}, false, nil
+	}
 	if r.line > 0 {
 		rows, err := q.Query(ctx, `SELECT path, name, qualified_name, kind, content_hash, content FROM symbols
 			WHERE repository_id = $1 AND path = $2 AND start_line <= $3 AND end_line >= $3 AND `+definitionKinds+`
@@ -197,15 +230,6 @@ func (s *Store) resolvePath(ctx context.Context, q querier, r anchorRef) (pin, b
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return pin{}, false, fmt.Errorf("resolve anchor %s: %w", r.token, err)
 		}
-	}
-	var hash string
-	err := q.QueryRow(ctx, `SELECT coalesce(content_hash, blob_sha, '') FROM files WHERE repository_id = $1 AND path = $2`,
-		s.project, r.path).Scan(&hash)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return pin{}, false, nil
-	}
-	if err != nil {
-		return pin{}, false, fmt.Errorf("resolve anchor %s: %w", r.token, err)
 	}
 	return pin{Anchor: Anchor{Path: r.path, Kind: AnchorKindFile, State: AnchorCurrent}, hash: hash, explicit: r.explicit}, true, nil
 }
