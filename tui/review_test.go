@@ -70,6 +70,9 @@ func TestFlowReviewStaleMemory(t *testing.T) {
 	tm.Type(" Checked with >= now.")
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlS})
 	waitScreen(t, tm, "No open conflicts")
+	// The Memory tab's briefing shows each memory's anchors and their state.
+	tm.Send(runes("5"))
+	waitScreen(t, tm, "anchors: Invoice.IsEligibleForRefund current", "anchors: billing.PartialRefundCents current")
 	tm.Send(runes("q"))
 	tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second))
 

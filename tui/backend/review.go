@@ -72,3 +72,16 @@ func (e *Engine) ReviewAction(ctx context.Context, memoryID string, r conflictvi
 	}
 	return err
 }
+
+// anchorLabels are a briefed memory's anchors as the Memory tab shows them.
+func anchorLabels(as []memory.Anchor) []string {
+	out := make([]string, 0, len(as))
+	for _, a := range as {
+		name := a.Path
+		if a.Name != "" {
+			name = a.Name
+		}
+		out = append(out, name+" "+string(a.State))
+	}
+	return out
+}
