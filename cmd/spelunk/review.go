@@ -26,7 +26,13 @@ func newMemoryReviewCmd(g *globals) *cobra.Command {
 			"state (current, changed, removed, renamed) and, for a changed one, the diff of the definition.\n" +
 			"Then: `memory review confirm ID` (it still holds: re-pin, ACTIVE again), `memory review edit ID\n" +
 			"\"new text\"` (a corrected memory supersedes it) or `memory review invalidate ID --reason ...`.",
-		Args: noArgs,
+		// Like a command group's: a word that is no sub-command is a usage error naming them.
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown review command %q (confirm, edit, invalidate)", args[0])
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return memList(cmd, g, func(ctx context.Context, s *memory.Store) ([]memory.ReviewItem, error) {
 				return s.Review(ctx)
