@@ -30,6 +30,7 @@ type globals struct {
 	tenant string
 	json   bool
 	embed  embedFlags
+	judge  judgeFlags
 	// cache is --cache (a file, "off", or "" for the default); offline serves
 	// memory from the cache only.
 	cache   string
@@ -76,7 +77,13 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.cache, "cache", os.Getenv("SPELUNK_CACHE"), "memory cache file, or off (default $SPELUNK_CACHE, else one under $XDG_CACHE_HOME/spelunk/ for a --db URL)")
 	pf.BoolVar(&g.offline, "offline", false, "serve memory from the local cache only (no database round trip)")
 	g.embed.register(pf)
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return g.embed.check() }
+	g.judge.register(pf)
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if err := g.embed.check(); err != nil {
+			return err
+		}
+		return g.judge.check()
+	}
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
 		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),

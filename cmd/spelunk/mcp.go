@@ -156,7 +156,7 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 			fmt.Fprintf(os.Stderr, "spelunk mcp: %s is not indexed yet: code tools answer \"not indexed\" until `spelunk index` runs (or index_file is called)\n", root)
 		}
 		// Memories stored while the embedder was down are checked now, as the CLI does.
-		if _, err := memory.New(db, repo.ID, memory.Options{Embedder: emb}).EmbedPending(ctx); err != nil {
+		if _, err := memory.New(db, repo.ID, g.memOptions(emb)).EmbedPending(ctx); err != nil {
 			fmt.Fprintln(os.Stderr, "spelunk mcp: pending memories not embedded:", err)
 		}
 		if o.watching {
@@ -218,7 +218,7 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 // cache file).
 func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder, repos []mcpserver.Repo, o mcpOptions,
 	logger *slog.Logger) (*mcpserver.Server, func(), error) {
-	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Groups: o.groups,
+	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
 		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger}
 	cl, stopCache, err := memoryClient(ctx, g, repos[0].Root, db, repos[0].ID, emb, os.Stderr)
 	if err != nil {

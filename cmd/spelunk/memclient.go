@@ -34,7 +34,7 @@ func memoryClient(ctx context.Context, g *globals, root string, db *pg.DB, repoI
 	}
 	var core *memcache.Core
 	if !g.offline {
-		core = &memcache.Core{DB: db, Store: memory.New(db, repoID, memory.Options{Embedder: emb})}
+		core = &memcache.Core{DB: db, Store: memory.New(db, repoID, g.memOptions(emb))}
 	}
 	cl := memcache.NewClient(c, core)
 	stopLoop := cl.Start(ctx, refreshTimeout, memcache.DefaultTick)

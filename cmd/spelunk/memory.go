@@ -72,7 +72,7 @@ func memOpen(cmd *cobra.Command, g *globals, embedder bool, threshold float64) (
 	if err != nil {
 		return nil, err
 	}
-	var opts memory.Options
+	opts := g.memOptions(nil)
 	opts.Threshold = threshold
 	if embedder {
 		e, note, err := g.embed.embedder()

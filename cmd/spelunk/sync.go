@@ -105,7 +105,7 @@ func openCache(cmd *cobra.Command, g *globals, embedder bool) (*cacheSession, er
 		s.coreErr = err
 		return s, nil
 	}
-	s.core = &memcache.Core{DB: db, Store: memory.New(db, repo.ID, memory.Options{Embedder: emb})}
+	s.core = &memcache.Core{DB: db, Store: memory.New(db, repo.ID, g.memOptions(emb))}
 	return s, nil
 }
 

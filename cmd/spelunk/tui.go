@@ -86,7 +86,7 @@ func runTUI(cmd *cobra.Command, g *globals) error {
 		return err
 	}
 	defer stopCache() // before the pool closes
-	b := backend.New(db, rec, emb, backend.Options{Actor: actor(), Cache: cl})
+	b := backend.New(db, rec, emb, backend.Options{Actor: actor(), Cache: cl, Judge: g.judge.judge})
 	ui := tuiBackend(db, b, others, emb)
 	if noWatch, _ := cmd.Flags().GetBool("no-watch"); !noWatch {
 		wctx, stop := context.WithCancel(ctx)

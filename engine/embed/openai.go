@@ -170,6 +170,14 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 
 // embeddingsURL turns a base URL into the embeddings endpoint.
 func embeddingsURL(base string) (endpoint, host string, err error) {
+	return APIEndpoint(base, "embeddings")
+}
+
+// APIEndpoint turns the base URL of an OpenAI-compatible server, with or without
+// "/v1" or already ending in "/<resource>", into the URL of resource
+// ("embeddings", "chat/completions"), and returns the host too (for the rule that
+// an OpenAI key is only sent to api.openai.com).
+func APIEndpoint(base, resource string) (endpoint, host string, err error) {
 	u, err := url.Parse(strings.TrimSpace(base))
 	if err != nil {
 		return "", "", fmt.Errorf("bad URL %q: %w", base, err)
@@ -179,11 +187,11 @@ func embeddingsURL(base string) (endpoint, host string, err error) {
 	}
 	p := strings.TrimRight(u.Path, "/")
 	switch {
-	case strings.HasSuffix(p, "/embeddings"):
+	case strings.HasSuffix(p, "/"+resource):
 	case strings.HasSuffix(p, "/v1"):
-		p += "/embeddings"
+		p += "/" + resource
 	default:
-		p += "/v1/embeddings"
+		p += "/v1/" + resource
 	}
 	u.Path, u.RawPath = p, ""
 	return u.String(), u.Hostname(), nil
@@ -366,16 +374,16 @@ func (o *OpenAI) attempt(ctx context.Context, body []byte, out [][]float32) *att
 	switch code := resp.StatusCode; {
 	case code == http.StatusOK:
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
-		return &attemptError{err: fmt.Errorf("API key rejected by %s: HTTP %d: %s", o.endpoint, code, serverMessage(data))}
+		return &attemptError{err: fmt.Errorf("API key rejected by %s: HTTP %d: %s", o.endpoint, code, ServerMessage(data))}
 	case code == http.StatusTooManyRequests || code == http.StatusRequestTimeout ||
 		(code >= 500 && code != http.StatusNotImplemented && code != http.StatusHTTPVersionNotSupported):
 		return &attemptError{
-			err:        fmt.Errorf("embed via %s: %w: HTTP %d: %s", o.endpoint, ErrUnavailable, code, serverMessage(data)),
+			err:        fmt.Errorf("embed via %s: %w: HTTP %d: %s", o.endpoint, ErrUnavailable, code, ServerMessage(data)),
 			retryable:  true,
 			retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 		}
 	default:
-		return &attemptError{err: fmt.Errorf("embed via %s: HTTP %d: %s", o.endpoint, code, serverMessage(data))}
+		return &attemptError{err: fmt.Errorf("embed via %s: HTTP %d: %s", o.endpoint, code, ServerMessage(data))}
 	}
 	if err := o.decode(data, out); err != nil {
 		return &attemptError{err: fmt.Errorf("embed via %s (model %s): %w", o.endpoint, o.cfg.Model, err)}
@@ -461,10 +469,10 @@ func parseEmbedding(raw json.RawMessage) ([]float32, error) {
 	return v, nil
 }
 
-// serverMessage extracts a readable error from a response body: OpenAI's
+// ServerMessage extracts a readable error from a response body: OpenAI's
 // {"error":{"message":...}}, the {"error":"..."} of Ollama and TEI, or the
 // text itself, shortened.
-func serverMessage(body []byte) string {
+func ServerMessage(body []byte) string {
 	var e struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`

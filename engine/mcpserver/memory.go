@@ -145,7 +145,8 @@ type RememberOut struct {
 	Status     string       `json:"status" jsonschema:"ACTIVE, or DISPUTED when it contradicts another memory, or PENDING_EMBEDDING"`
 	ConflictID string       `json:"conflict_id,omitempty"`
 	Conflict   *ConflictOut `json:"conflict,omitempty"`
-	Corrected  []string     `json:"corrected,omitempty" jsonschema:"parents this memory contradicts, now superseded by it"`
+	Corrected  []string     `json:"corrected,omitempty" jsonschema:"parents this memory contradicts, now superseded by it (when queued: as checked locally, superseded once the write syncs)"`
+	Queued     bool         `json:"queued,omitempty" jsonschema:"the shared memory server is unreachable: stored locally, checked for conflicts when it syncs"`
 	Anchors    []AnchorOut  `json:"anchors,omitempty" jsonschema:"the definitions and files it is anchored to"`
 	Note       string       `json:"note,omitempty"`
 }
@@ -178,9 +179,11 @@ func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in Reme
 	if err != nil {
 		return out, memError(err)
 	}
-	out.ID, out.Status, out.ConflictID, out.Corrected = a.Memory.ID, string(a.Memory.Status), a.ConflictID, a.Corrected
+	out.ID, out.Status, out.ConflictID, out.Corrected, out.Queued = a.Memory.ID, string(a.Memory.Status), a.ConflictID, a.Corrected, a.Queued
 	out.Anchors = anchorMarks(a.Memory.Status, a.Memory.Anchors).Anchors
 	switch {
+	case a.Queued:
+		out.Note = queuedNote(len(a.Corrected))
 	case a.ConflictID != "":
 		d, err := s.mem(ctx).Conflict(ctx, a.ConflictID)
 		if err != nil {
@@ -194,6 +197,16 @@ func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in Reme
 		out.Note = "PENDING_EMBEDDING: the embedder is unavailable; the memory is checked for conflicts once it is back"
 	}
 	return out, nil
+}
+
+// queuedNote tells an agent what a queued remember means.
+func queuedNote(corrected int) string {
+	note := "QUEUED: the shared memory server is unreachable; the memory is stored in the local cache and sent when it is back (spelunk sync status). Its conflict check runs then: a contradiction with another memory comes back DISPUTED on a later briefing."
+	if corrected > 0 {
+		note += fmt.Sprintf(" The %d parent%s in corrected contradict%s it by the local check and %s superseded when it syncs.",
+			corrected, plural(corrected, "", "s"), plural(corrected, "s", ""), plural(corrected, "is", "are"))
+	}
+	return note
 }
 
 func plural(n int, one, many string) string {

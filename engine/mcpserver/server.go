@@ -45,6 +45,8 @@ type Config struct {
 	// Embedder is the model the repository was indexed with; nil disables the dense
 	// channel and memory conflict detection.
 	Embedder Embedder
+	// Judge decides memory contradictions; nil = the built-in judge.
+	Judge memory.Judge
 	// AllowResolve lets agents resolve memory conflicts; by default only a person can
 	// (in the TUI or with `spelunk conflicts resolve`).
 	AllowResolve bool
@@ -135,7 +137,7 @@ func (s *Server) memoryStore(repoID int64) MemoryStore {
 	if s.cfg.Embedder != nil {
 		memEmb = s.cfg.Embedder
 	}
-	return memory.New(s.cfg.DB, repoID, memory.Options{Embedder: memEmb})
+	return memory.New(s.cfg.DB, repoID, memory.Options{Embedder: memEmb, Judge: s.cfg.Judge})
 }
 
 const instructions = `spelunk answers questions about indexed repositories and keeps the shared, conflict-aware memory of the agents working on them. ` +

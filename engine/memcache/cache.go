@@ -59,8 +59,10 @@ type Cache struct {
 	db   *sql.DB
 	opts Options
 
-	syncMu sync.Mutex
-	vecs   vecIndex
+	syncMu  sync.Mutex
+	vecs    vecIndex
+	added   outcomes
+	touched touches
 }
 
 // Open opens (creating when missing) the cache file in WAL mode.
@@ -113,7 +115,10 @@ func DefaultPath(dbURL, tenant, root string) (string, error) {
 }
 
 // Close closes the file.
-func (c *Cache) Close() error { return c.db.Close() }
+func (c *Cache) Close() error {
+	_ = c.flushTouches(context.Background()) // the LRU order, best effort
+	return c.db.Close()
+}
 
 // Path is the cache file.
 func (c *Cache) Path() string { return c.opts.Path }

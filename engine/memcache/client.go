@@ -87,8 +87,12 @@ func (cl *Client) pushNow(ctx context.Context) {
 }
 
 // Add records a memory in the cache and pushes it; it answers with the status
-// and the open conflict the cache then holds (PENDING_EMBEDDING or ACTIVE, and
-// no conflict, while the write waits for the core).
+// and the open conflict the cache then holds, and the parents the core's check
+// corrected. While the write waits for the core (Queued) the status is the
+// cache's (PENDING_EMBEDDING, or ACTIVE with the core's embedder here), there
+// is no conflict yet, and Corrected is the cached parents the core's judge (or,
+// with no core, the built-in one) finds contradicted, as the core will check
+// them at sync.
 func (cl *Client) Add(ctx context.Context, in memory.NewMemory) (memory.Added, error) {
 	m, err := cl.cache.Add(ctx, in)
 	if err != nil {
@@ -106,6 +110,44 @@ func (cl *Client) Add(ctx context.Context, in memory.NewMemory) (memory.Added, e
 	for _, k := range ks {
 		if slices.Contains(k.MemoryIDs, m.ID) {
 			out.ConflictID = k.ID
+		}
+	}
+	if out.Queued, err = cl.cache.queuedWrite(ctx, m.ID); err != nil || !out.Queued {
+		if a, ok := cl.cache.takeAdded(m.ID); ok {
+			out.Corrected = a.Corrected
+		}
+		return out, err
+	}
+	out.Corrected, err = cl.localCorrections(ctx, m)
+	return out, err
+}
+
+// localCorrections is the core's correction check (a parent that is live and
+// contradicted is corrected) run on the cached parents of a queued memory.
+// A parent not in the cache cannot be judged here; the core judges it at sync.
+func (cl *Client) localCorrections(ctx context.Context, m memory.Memory) ([]string, error) {
+	var judge memory.Judge = memory.HeuristicJudge{}
+	if cl.core != nil {
+		judge = cl.core.Store.Judge()
+	}
+	var out []string
+	for _, ref := range m.ParentIDs {
+		p, err := cl.memory(ctx, ref)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, fmt.Errorf("check parent %s: %w", ref, err)
+		}
+		if p.Status != memory.StatusActive && p.Status != memory.StatusDisputed && p.Status != memory.StatusNeedsReview {
+			continue
+		}
+		v, err := judge.Judge(ctx, memory.Claim{Kind: m.Kind, Text: m.Content}, memory.Claim{Kind: p.Kind, Text: p.Content})
+		if err != nil {
+			return nil, fmt.Errorf("judge %s against parent %s: %w", m.ID, p.ID, err)
+		}
+		if v.Contradicts && !slices.Contains(out, p.ID) {
+			out = append(out, p.ID)
 		}
 	}
 	return out, nil

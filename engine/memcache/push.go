@@ -26,7 +26,7 @@ type queued struct {
 }
 
 // pushBatch is how many queued writes are read at once.
-const pushBatch = 256
+const pushBatch = 512
 
 // Push applies the queued writes to the core in order. Each is idempotent on
 // the core (its client id is recorded there), so a write applied whose removal
@@ -42,7 +42,7 @@ func (c *Cache) Push(ctx context.Context, core Core) (int, error) {
 			return pushed, err
 		}
 		for len(batch) > 0 {
-			n, err := c.pushAdds(ctx, core, batch)
+			n, err := c.pushRun(ctx, core, batch)
 			pushed += n
 			if err != nil {
 				return pushed, err
@@ -63,49 +63,12 @@ func (c *Cache) Push(ctx context.Context, core Core) (int, error) {
 // pushOne applies one queued write and takes it off the queue (or sets it
 // aside when the core refuses it for good).
 func (c *Cache) pushOne(ctx context.Context, core Core, q queued) error {
-	err := apply(ctx, core, q)
+	err := c.apply(ctx, core, q)
 	if err != nil && !permanent(err) {
 		c.noteAttempt(ctx, q.seq, err)
 		return fmt.Errorf("push %s %s: %w", q.op, q.id, err)
 	}
 	return c.dequeue(ctx, q, err)
-}
-
-// addsPerTx bounds the memory adds applied in one core transaction.
-const addsPerTx = 64
-
-// pushAdds applies the run of memory adds at the head of batch in one core
-// transaction and returns how many it pushed: 0 when the head is not an add, or
-// when the core refused the run for good (the caller then pushes them one by
-// one, so that only the bad one is set aside).
-func (c *Cache) pushAdds(ctx context.Context, core Core, batch []queued) (int, error) {
-	var ins []memory.NewMemory
-	for _, q := range batch {
-		if q.op != opAdd || len(ins) == addsPerTx {
-			break
-		}
-		var in memory.NewMemory
-		if err := json.Unmarshal([]byte(q.payload), &in); err != nil {
-			break // the one-by-one push sets it aside
-		}
-		ins = append(ins, in)
-	}
-	if len(ins) < 2 {
-		return 0, nil
-	}
-	if _, err := core.Store.AddMany(ctx, ins); err != nil {
-		if permanent(err) {
-			return 0, nil
-		}
-		c.noteAttempt(ctx, batch[0].seq, err)
-		return 0, fmt.Errorf("push %d adds from %s: %w", len(ins), batch[0].id, err)
-	}
-	for i, q := range batch[:len(ins)] {
-		if err := c.dequeue(ctx, q, nil); err != nil {
-			return i, err // the rest stay queued: replaying them changes nothing
-		}
-	}
-	return len(ins), nil
 }
 
 func (c *Cache) nextBatch(ctx context.Context) ([]queued, error) {
@@ -129,14 +92,17 @@ func (c *Cache) nextBatch(ctx context.Context) ([]queued, error) {
 }
 
 // apply sends one queued write to the core.
-func apply(ctx context.Context, core Core, q queued) error {
+func (c *Cache) apply(ctx context.Context, core Core, q queued) error {
 	switch q.op {
 	case opAdd:
 		var in memory.NewMemory
 		if err := json.Unmarshal([]byte(q.payload), &in); err != nil {
 			return fmt.Errorf("decode: %w: %w", err, memory.ErrInvalid)
 		}
-		_, err := core.Store.Add(ctx, in)
+		a, err := core.Store.Add(ctx, in)
+		if err == nil {
+			c.noteAdded(a)
+		}
 		return err
 	case opNugget:
 		var w memory.NuggetWrite
@@ -200,16 +166,21 @@ func (c *Cache) dequeue(ctx context.Context, q queued, refused error) error {
 			}
 			return nil
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE seq = ?`, q.seq); err != nil {
-			return fmt.Errorf("dequeue %s: %w", q.id, err)
-		}
-		if q.op == opAdd {
-			if _, err := tx.ExecContext(ctx, `UPDATE memories SET synced = 1 WHERE id = ?`, q.id); err != nil {
-				return fmt.Errorf("mark %s synced: %w", q.id, err)
-			}
-		}
-		return nil
+		return dequeueTx(ctx, tx, q)
 	})
+}
+
+// dequeueTx removes an applied write and marks its memory as synced.
+func dequeueTx(ctx context.Context, tx *sql.Tx, q queued) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM queue WHERE seq = ?`, q.seq); err != nil {
+		return fmt.Errorf("dequeue %s: %w", q.id, err)
+	}
+	if q.op == opAdd {
+		if _, err := tx.ExecContext(ctx, `UPDATE memories SET synced = 1 WHERE id = ?`, q.id); err != nil {
+			return fmt.Errorf("mark %s synced: %w", q.id, err)
+		}
+	}
+	return nil
 }
 
 // noteAttempt records a failed attempt; the write stays queued.

@@ -65,14 +65,16 @@ func sketchAll(flat []float32, dims int) []uint64 {
 }
 
 // sketchSim is the sketch similarity of the query's sketch q with vector i.
+// It is the inner loop of a recall past exactBelow (once per cached vector):
+// one pass over the four planes with the bounds checked once.
 func (x *vecIndex) sketchSim(q []uint64, i int) float64 {
 	w := len(q) / 2
 	s := x.sketch[i*2*w : (i+1)*2*w]
-	qp, qn, sp, sn := q[:w], q[w:], s[:w], s[w:2*w]
-	agree, differ := 0, 0
-	for k := range w {
-		agree += bits.OnesCount64(qp[k]&sp[k]) + bits.OnesCount64(qn[k]&sn[k])
-		differ += bits.OnesCount64(qp[k]&sn[k]) + bits.OnesCount64(qn[k]&sp[k])
+	qp, qn, sp, sn := q[:w], q[w:2*w], s[:w], s[w:2*w]
+	n := 0
+	for k, p := range qp {
+		a, b, c := sp[k], sn[k], qn[k]
+		n += bits.OnesCount64(p&a) + bits.OnesCount64(c&b) - bits.OnesCount64(p&b) - bits.OnesCount64(c&a)
 	}
-	return float64(agree - differ)
+	return float64(n)
 }

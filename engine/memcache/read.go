@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/memory"
@@ -240,21 +241,65 @@ func (c *Cache) Conflicts(ctx context.Context, status memory.ConflictStatus) ([]
 	return out, rows.Err()
 }
 
-// touch marks memories as just used (the LRU order of pruning), best effort.
+// touch marks memories as just used (the LRU order of pruning). The marks are
+// kept in memory and written in one transaction before a prune reads them (or
+// once many wait, or at Close): a write per read was most of a local read's
+// wall time, and every write grows the WAL that a checkpoint then copies.
 func (c *Cache) touch(ctx context.Context, ms []memory.BriefMemory) {
 	if len(ms) == 0 {
 		return
 	}
-	args := []any{micros(c.opts.Now())}
-	for _, m := range ms {
-		args = append(args, m.ID)
+	now := micros(c.opts.Now())
+	t := &c.touched
+	t.mu.Lock()
+	if t.at == nil {
+		t.at = map[string]int64{}
 	}
-	_, _ = c.db.ExecContext(ctx, `UPDATE memories SET last_used = ? WHERE id IN (?`+strings.Repeat(",?", len(ms)-1)+`)`, args...)
+	for _, m := range ms {
+		t.at[m.ID] = now
+	}
+	full := len(t.at) >= maxTouched
+	t.mu.Unlock()
+	if full {
+		_ = c.flushTouches(ctx) // best effort, as the marks always were
+	}
+}
+
+// maxTouched is how many LRU marks wait in memory before they are written.
+const maxTouched = 4096
+
+// touches are LRU marks not yet written: memory id -> last use.
+type touches struct {
+	mu sync.Mutex
+	at map[string]int64
+}
+
+// flushTouches writes the waiting LRU marks.
+func (c *Cache) flushTouches(ctx context.Context) error {
+	t := &c.touched
+	t.mu.Lock()
+	at := t.at
+	t.at = nil
+	t.mu.Unlock()
+	if len(at) == 0 {
+		return nil
+	}
+	return c.inTx(ctx, func(tx *sql.Tx) error {
+		for id, used := range at {
+			if _, err := tx.ExecContext(ctx, `UPDATE memories SET last_used = max(last_used, ?) WHERE id = ?`, used, id); err != nil {
+				return fmt.Errorf("cache: mark used: %w", err)
+			}
+		}
+		return nil
+	})
 }
 
 // prune keeps at most MaxEpisodes synced episodes, dropping the least recently
 // used. Facts, decisions and rules are never pruned, nor is an unsynced write.
 func (c *Cache) prune(ctx context.Context) error {
+	if err := c.flushTouches(ctx); err != nil {
+		return fmt.Errorf("prune cache: %w", err)
+	}
 	n, err := c.count(ctx, `SELECT count(*) FROM memories WHERE kind = 'episode' AND synced = 1`)
 	if err != nil || n <= c.opts.MaxEpisodes {
 		return err

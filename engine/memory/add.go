@@ -38,6 +38,10 @@ type Added struct {
 	ConflictID string `json:"conflict_id,omitempty"`
 	// Corrected are parents the memory contradicts: a correction supersedes them.
 	Corrected []string `json:"corrected,omitempty"`
+	// Queued says the write waits in an edge cache's queue (memcache): the
+	// core has not checked it yet, so ConflictID is empty and Corrected is the
+	// cache's own check of the cached parents; the core's check at sync decides.
+	Queued bool `json:"queued,omitempty"`
 }
 
 // Add records a memory and checks it for conflicts with the live memories of the
@@ -76,8 +80,9 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 // AddMany records memories in order in one transaction under the project's
 // lock, with one embedding call: the edge cache's push of its queue, where a
 // transaction per memory would be most of the cost. Each memory gets the checks
-// Add makes (those before it in the batch included); one given an id the project
-// already has is left as it is (a replay). Any failure fails the whole batch.
+// Add makes (those before it in the batch included), set-wise where it can
+// (addBatch); one given an id the project already has is left as it is (a
+// replay). Any failure fails the whole batch.
 func (s *Store) AddMany(ctx context.Context, ins []NewMemory) ([]Added, error) {
 	texts := make([]string, len(ins))
 	for i, in := range ins {
@@ -90,29 +95,11 @@ func (s *Store) AddMany(ctx context.Context, ins []NewMemory) ([]Added, error) {
 	if err != nil {
 		return nil, fmt.Errorf("add memories: %w", err)
 	}
-	out := make([]Added, len(ins))
+	var out []Added
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		for i, in := range ins {
-			if in.ID != "" {
-				m, err := s.get(ctx, tx, in.ID)
-				if err == nil {
-					out[i] = Added{Memory: m}
-					continue
-				}
-				if !errors.Is(err, ErrNotFound) {
-					return err
-				}
-			}
-			var vec []float32
-			if vecs != nil {
-				vec = vecs[i]
-			}
-			var err error
-			if out[i], err = s.add(ctx, tx, in, vec, model); err != nil {
-				return fmt.Errorf("memory %d of %d: %w", i+1, len(ins), err)
-			}
-		}
-		return nil
+		var err error
+		out, err = s.addBatch(ctx, tx, ins, vecs, model)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add memories: %w", err)
@@ -214,8 +201,10 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float
 	if vec == nil {
 		status = StatusPendingEmbedding
 	}
-	rows, err := tx.Query(ctx, `INSERT INTO memories AS m (repository_id, id, parent_ids, author, kind, content, content_hash, status)
-		VALUES ($1, coalesce(nullif($8, '')::uuid, gen_random_uuid()), $2::uuid[], $3, $4, $5, $6, $7)
+	// created_at is the clock's, not the transaction's: the memories of one
+	// AddMany are ordered in time as they are in the batch, as if added one by one.
+	rows, err := tx.Query(ctx, `INSERT INTO memories AS m (repository_id, id, parent_ids, author, kind, content, content_hash, status, created_at)
+		VALUES ($1, coalesce(nullif($8, '')::uuid, gen_random_uuid()), $2::uuid[], $3, $4, $5, $6, $7, clock_timestamp())
 		RETURNING `+memoryColumns,
 		s.project, parents, in.Author, string(in.Kind), in.Text, contentHash(in.Text), string(status), in.ID)
 	if err != nil {

@@ -190,3 +190,14 @@ func (s *Store) insertAnchors(ctx context.Context, q querier, id string, pins []
 	}
 	return nil
 }
+
+// pinRun pins the anchors of a run of memories AddMany inserted together.
+func (s *Store) pinRun(ctx context.Context, q querier, ms []Memory, ins []NewMemory) error {
+	for i := range ms {
+		var err error
+		if ms[i].Anchors, err = s.pinAnchors(ctx, q, ms[i].ID, ins[i]); err != nil {
+			return fmt.Errorf("memory %d of the run: %w", i+1, err)
+		}
+	}
+	return nil
+}

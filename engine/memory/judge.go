@@ -33,8 +33,11 @@ type HeuristicJudge struct{}
 
 // Judge implements Judge.
 func (HeuristicJudge) Judge(_ context.Context, a, b Claim) (Verdict, error) {
-	r := contradict.Check(
-		contradict.Statement{Text: a.Text, Event: a.Kind == KindEpisode},
-		contradict.Statement{Text: b.Text, Event: b.Kind == KindEpisode})
+	r := contradict.Check(claimStatement(a), claimStatement(b))
 	return Verdict{Contradicts: r.Contradicts, Reason: r.Reason}, nil
+}
+
+// claimStatement is the heuristic's view of a claim: episodes are events.
+func claimStatement(c Claim) contradict.Statement {
+	return contradict.Statement{Text: c.Text, Event: c.Kind == KindEpisode}
 }

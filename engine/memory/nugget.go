@@ -55,24 +55,11 @@ SELECT EXISTS (SELECT 1 FROM u)`
 // SetNugget writes a nugget: last write wins by timestamp, every write is kept in
 // the history.
 func (s *Store) SetNugget(ctx context.Context, w NuggetWrite) (NuggetSet, error) {
-	if err := checkText("nugget key", w.Key, MaxNameBytes); err != nil {
-		return NuggetSet{}, fmt.Errorf("set nugget: %w", err)
-	}
-	if err := checkActor(w.Author); err != nil {
-		return NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
-	}
-	if err := checkBytes("nugget value", w.Value, MaxValueBytes); err != nil {
-		return NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
-	}
-	if w.MutationID != "" && !uuidRE.MatchString(w.MutationID) {
-		return NuggetSet{}, fmt.Errorf("set nugget %s: mutation id %q is not a UUID: %w", w.Key, w.MutationID, ErrInvalid)
-	}
-	var at *time.Time
-	if !w.At.IsZero() {
-		at = &w.At
+	if err := validateNugget(w); err != nil {
+		return NuggetSet{}, err
 	}
 	var out NuggetSet
-	if err := s.db.Pool.QueryRow(ctx, setNuggetSQL, s.project, w.Key, w.Value, w.Author, at, w.MutationID).Scan(&out.Applied); err != nil {
+	if err := s.db.Pool.QueryRow(ctx, setNuggetSQL, nuggetArgs(s.project, w)...).Scan(&out.Applied); err != nil {
 		return NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
 	}
 	n, err := s.Nugget(ctx, w.Key)

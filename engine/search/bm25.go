@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"time"
 )
 
@@ -44,56 +43,22 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	}
 	// Document frequencies, each count stopping at the "common" limit: a common term
 	// is dropped anyway, and counting its whole postings list is what made BM25
-	// slow. One statement per term in one round trip.
+	// slow.
 	limit := int(float64(n)*commonFraction) + 1
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	df, err := s.documentFrequencies(ctx, terms, limit)
-	if err != nil {
-		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
-	}
-	type termStat struct {
-		term string
-		df   int
-	}
-	var present []termStat
-	for _, t := range terms {
-		if df[t] > 0 {
-			present = append(present, termStat{t, df[t]})
-		}
-	}
-	if len(present) == 0 {
-		return nil, nil
-	}
-	var kept []termStat
-	for _, ts := range present {
-		if ts.df < limit {
-			kept = append(kept, ts)
-		}
-	}
-	if len(kept) == 0 {
-		sort.Slice(present, func(i, j int) bool { return present[i].df < present[j].df })
-		kept = present[:min(2, len(present))]
-	}
-	names := make([]string, len(kept))
-	idfs := make([]float64, len(kept))
-	for i, ts := range kept {
-		names[i] = ts.term
-		idfs[i] = math.Log(1 + (float64(n)-float64(ts.df)+0.5)/(float64(ts.df)+0.5))
-		if c := p.weights[ts.term]; c > 1 {
+	repeats := make([]float64, len(terms))
+	for i, t := range terms {
+		repeats[i] = 1
+		if c := p.weights[t]; c > 1 {
 			// A long input repeats what it is about: a word said five times in
 			// an issue weighs more than one said once (sublinearly).
-			idfs[i] *= 1 + math.Log(float64(c))
+			repeats[i] = 1 + math.Log(float64(c))
 		}
 	}
-	rows, err := s.db.Pool.Query(ctx, `
-		SELECT p.symbol_id, sum(t.idf * p.tf * ($4::float8 + 1) / (p.tf + $4::float8 * (1 - $5::float8 + $5::float8 * p.dl / $6::float8))) AS score
-		FROM unnest($2::text[], $3::float8[]) AS t(term, idf)
-		JOIN postings p ON p.repository_id = $1 AND p.term = t.term
-		GROUP BY p.symbol_id
-		ORDER BY score DESC, p.symbol_id
-		LIMIT $7`, s.repoID, names, idfs, bm25K1, bm25B, avgdl, channelDepth)
+	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, repeats, limit, float64(n),
+		bm25K1, bm25B, avgdl, channelDepth)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
@@ -103,6 +68,32 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	}
 	return hits, nil
 }
+
+// bm25SQL scores in one round trip ($2 the terms, $3 their repeat weights, $4 the
+// "common" limit, $5 the chunk count, $6-$8 k1, b and the average length, $9 the
+// depth). Each term's document frequency is counted from the primary key (index
+// only) up to $4; terms that common are dropped unless all are, when the two
+// rarest are kept; idf is the usual BM25 one, times the repeat weight.
+const bm25SQL = `
+	WITH q AS (
+		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
+	), df AS MATERIALIZED (
+		SELECT q.term, q.w, q.ord, (SELECT count(*) FROM (SELECT 1 FROM postings p
+			WHERE p.repository_id = $1 AND p.term = q.term LIMIT $4) x) AS df
+		FROM q
+	), kept AS (
+		SELECT term, w, df FROM df WHERE df > 0 AND df < $4
+		UNION ALL
+		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
+		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4)
+	), t AS (
+		SELECT term, w * ln(1 + ($5::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS idf FROM kept
+	)
+	SELECT p.symbol_id, sum(t.idf * p.tf * ($6::float8 + 1) / (p.tf + $6::float8 * (1 - $7::float8 + $7::float8 * p.dl / $8::float8))) AS score
+	FROM t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
+	GROUP BY p.symbol_id
+	ORDER BY score DESC, p.symbol_id
+	LIMIT $9`
 
 // corpusStats returns the number of chunks with postings and their average
 // weighted length, cached for a minute.
@@ -124,34 +115,4 @@ func (s *Searcher) corpusStats(ctx context.Context) (int, float64, error) {
 	}
 	s.statsN, s.statsAvgDL, s.statsAt = n, avg, time.Now()
 	return n, avg, nil
-}
-
-// documentFrequencies counts each term's postings, each count stopping at
-// limit (a common term is as good as useless, however common). One statement
-// for all terms.
-func (s *Searcher) documentFrequencies(ctx context.Context, terms []string, limit int) (map[string]int, error) {
-	df := make(map[string]int, len(terms))
-	if len(terms) == 0 {
-		return df, nil
-	}
-	rows, err := s.db.Pool.Query(ctx, `
-		SELECT t.term, (SELECT count(*) FROM (SELECT 1 FROM postings p
-			WHERE p.repository_id = $1 AND p.term = t.term LIMIT $3) x)
-		FROM unnest($2::text[]) AS t(term)`, s.repoID, terms, limit)
-	if err != nil {
-		return nil, fmt.Errorf("term statistics: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var t string
-		var n int
-		if err := rows.Scan(&t, &n); err != nil {
-			return nil, fmt.Errorf("term statistics: %w", err)
-		}
-		df[t] = n
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("term statistics: %w", err)
-	}
-	return df, nil
 }

@@ -128,7 +128,7 @@ const symbolExactSQL = `
 	SELECT s.id, CASE
 		WHEN s.qualified_name = $4 OR ($4 LIKE '%.%' AND lower(s.qualified_name) = $3) THEN 1.0
 		WHEN $4 LIKE '%.%' AND lower(s.name) = $2 AND (lower(s.receiver) = split_part($3, '.', 1)
-		     OR lower(s.qualified_name) LIKE '%' || $3) THEN 0.98
+		     OR lower(s.qualified_name) LIKE '%.' || $3) THEN 0.98
 		WHEN s.name = $4 THEN 0.95
 		WHEN lower(s.name) = $2 THEN 0.9
 		ELSE 0.85 END AS score
@@ -293,39 +293,61 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	// twice as deep cost twice the rescoring and, with dense weighted as a
 	// tie-breaker, found nothing more on the tuning half of the real-code set.
 	depth := channelDepth
-	var hits []hit
-	err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch)); err != nil {
-			return err
-		}
-		// Other repositories' rows share the index: keep scanning until enough of
-		// this repository's rows are found. Only where pgvector has the setting: on
-		// an older one (PostgreSQL 15+) it is an error that aborts the transaction.
-		iterative, err := s.db.IterativeScan(ctx, tx)
-		if err != nil {
-			return err
-		}
-		if iterative {
-			if _, err := tx.Exec(ctx, "SET LOCAL hnsw.iterative_scan = relaxed_order"); err != nil {
-				return fmt.Errorf("iterative index scan: %w", err)
-			}
-		}
-		rows, err := tx.Query(ctx, denseSQL(s.emb.Name(), s.emb.Dims()), s.repoID, pgvector.NewVector(vecs[0]), depth)
-		if err != nil {
-			return err
-		}
-		hits, err = collectHits(rows)
-		return err
-	})
+	// Other repositories' rows share the index: with iterative scans (where
+	// pgvector has them; on an older one the setting is an error that aborts the
+	// transaction) it keeps scanning until enough of this repository's rows are found.
+	iterative, err := s.db.IterativeScan(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("dense channel: %w", err)
+	}
+	hits, texts, err := s.nearest(ctx, vecs[0], efSearch, iterative, depth, soft)
 	if err != nil {
 		return nil, fmt.Errorf("dense channel: %w", err)
 	}
 	if soft {
-		if hits, err = s.softRerank(ctx, wv, p, hits); err != nil {
-			return nil, err
-		}
+		hits = softRerank(wv, p, hits, texts)
 	}
 	return hits[:min(len(hits), channelDepth)], nil
+}
+
+// nearest runs the HNSW query with its settings in one transaction sent as one
+// pipelined batch: one round trip instead of five (begin, two settings, the
+// query, commit), which under load was most of the channel's time. withText also
+// returns each hit's name, signature and doc words for soft term matching.
+func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, iterative bool, depth int, withText bool) ([]hit, map[int64]string, error) {
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch))
+	if iterative {
+		b.Queue("SET LOCAL hnsw.iterative_scan = relaxed_order")
+	}
+	var hits []hit
+	texts := map[int64]string{}
+	query := denseSQL(s.emb.Name(), s.emb.Dims())
+	if withText {
+		query = `SELECT n.symbol_id, n.score, s.search_name || ' ' || s.search_signature || ' ' || s.doc
+			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id
+			ORDER BY n.score DESC, n.symbol_id`
+	}
+	b.Queue(query, s.repoID, pgvector.NewVector(vec), depth).Query(func(rows pgx.Rows) error {
+		var h hit
+		var text string
+		dest := []any{&h.id, &h.score}
+		if withText {
+			dest = append(dest, &text)
+		}
+		_, err := pgx.ForEachRow(rows, dest, func() error {
+			hits = append(hits, h)
+			texts[h.id] = text
+			return nil
+		})
+		return err
+	})
+	b.Queue("COMMIT")
+	if err := s.db.Pool.SendBatch(ctx, b).Close(); err != nil {
+		return nil, nil, err
+	}
+	return hits, texts, nil
 }
 
 // edgeWeight is how much a link is trusted in the graph channel: 1 when exact,

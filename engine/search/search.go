@@ -67,6 +67,9 @@ const (
 	// exactBoost puts exact name matches of an identifier query first: it exceeds
 	// any sum of RRF contributions (at most sum(w)/(k+1) < 0.05).
 	exactBoost = 1.0
+	// exactTierSpread scales the gaps between exact name tiers (0.95, 0.98, 1.0)
+	// to at least 0.2, above the largest RRF sum (sum of weights / (k+1) ~ 0.155).
+	exactTierSpread = 10.0
 	// exactScore is the symbol channel's lowest score for an exact (case-insensitive) name.
 	exactScore = 0.9
 	// literalBoost lifts the few definitions holding a query's phrase verbatim
@@ -396,12 +399,7 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 			cand.channels[c] = ChannelScore{Rank: i + 1, Score: h.score, Contribution: contrib}
 			cand.fused += contrib
 			if c == Symbol && kind == Identifier && h.score >= exactScore {
-				cand.boost = max(cand.boost, exactBoost*h.score)
-				if h.score < exactCaseScore {
-					// A name equal but for case (PAGER, pager) says less than
-					// the exact text found in the code.
-					cand.boost = max(cand.boost-caseMissPenalty, 0)
-				}
+				cand.boost = max(cand.boost, nameBoost(h.score))
 			}
 			if c == Symbol && h.score >= mentionScore {
 				cand.boost = max(cand.boost, mentionBoost*h.score)
@@ -427,6 +425,20 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 		return out[i].id < out[j].id
 	})
 	return out
+}
+
+// nameBoost is the boost of an exact name match of an identifier query by its
+// symbol score. The tiers (qualified name, Type.name or a dotted suffix, the name
+// in case, the name but for case) are strictly ordered: each gap exceeds any sum
+// of RRF contributions, so "Session.merge" ranks Session.merge above
+// AsyncSession.merge however much more the other channels agree on the latter.
+// A name equal but for case (PAGER, pager) says less than the exact text found
+// in the code and ranks below a literal phrase in case.
+func nameBoost(score float64) float64 {
+	if score < exactCaseScore {
+		return max(exactBoost*score-caseMissPenalty, 0)
+	}
+	return exactBoost + (score-exactCaseScore)*exactTierSpread
 }
 
 // scoreTiers returns, for each hit of a list sorted by score, how many hits

@@ -1,11 +1,7 @@
 package search
 
 import (
-	"context"
-	"fmt"
 	"sort"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 )
@@ -26,9 +22,9 @@ const softWeight = 0.6
 // (the cost is words x pool x candidate words).
 const softLongWords = 12
 
-// softRerank rescores the dense pool. Query words GloVe does not know count only
-// through exact matches.
-func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool []hit) ([]hit, error) {
+// softRerank rescores the dense pool; texts holds each hit's name, signature and
+// doc words. Query words GloVe does not know count only through exact matches.
+func softRerank(wv wordVectors, p plan, pool []hit, texts map[int64]string) []hit {
 	var qwords []string
 	for _, w := range p.words {
 		if !embed.IsStopWord(w) {
@@ -36,25 +32,10 @@ func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool 
 		}
 	}
 	if len(qwords) == 0 || len(pool) == 0 {
-		return pool, nil
+		return pool
 	}
 	if p.long && len(qwords) > softLongWords {
 		qwords = qwords[:softLongWords] // a long input's words come most frequent first
-	}
-	ids := make([]int64, len(pool))
-	for i, h := range pool {
-		ids[i] = h.id
-	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT id, search_name || ' ' || search_signature || ' ' || doc
-		FROM symbols WHERE repository_id = $1 AND id = ANY ($2)`, s.repoID, ids)
-	if err != nil {
-		return nil, fmt.Errorf("dense channel: soft match: %w", err)
-	}
-	texts := map[int64]string{}
-	var id int64
-	var text string
-	if _, err := pgx.ForEachRow(rows, []any{&id, &text}, func() error { texts[id] = text; return nil }); err != nil {
-		return nil, fmt.Errorf("dense channel: soft match: %w", err)
 	}
 	cache := map[string][]float32{}
 	vec := func(w string) []float32 {
@@ -98,7 +79,7 @@ func (s *Searcher) softRerank(ctx context.Context, wv wordVectors, p plan, pool 
 		out[i] = hit{id: h.id, score: (1-softWeight)*h.score + softWeight*soft}
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].score > out[b].score })
-	return out, nil
+	return out
 }
 
 // cosine of two unit vectors (GloVe word vectors are stored normalised).

@@ -38,6 +38,9 @@ type Options struct {
 	// Cache serves the briefing and the conflicts from the local edge cache
 	// (resolutions still go to the core); nil = the core's memory store.
 	Cache *memcache.Client
+	// Judge decides memory contradictions for the core's store; nil = the
+	// built-in judge.
+	Judge memory.Judge
 }
 
 // memoryStore is what the Memory and Conflicts panes use: memory.Store's
@@ -83,7 +86,7 @@ func New(db *pg.DB, repo pg.Repository, emb Embedder, opts Options) *Engine {
 	e := &Engine{
 		db: db, repo: repo, emb: emb, opts: opts,
 		searcher: search.New(db, repo.ID, emb),
-		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb}),
+		mem:      memory.New(db, repo.ID, memory.Options{Embedder: emb, Judge: opts.Judge}),
 		fresh:    fresh.New(db, repo.ID, repo.Root, fresh.Options{}),
 		indexed:  make(chan struct{}),
 	}

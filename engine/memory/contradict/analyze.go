@@ -19,6 +19,10 @@ type mark struct {
 	surface string // as written: "not retry", "disabled"
 	whole   bool
 	key     string // word-level: the key of the negated word ("" when none follows)
+	// absence: an absence word ("a missing email"). It only answers a negation of
+	// the same word in the other clause ("without an email"): on its own it names
+	// a narrower subject ("missing translations"), not an opposite.
+	absence bool
 }
 
 // statement is the analysis of one memory's text.
@@ -83,7 +87,7 @@ func (st *statement) clause(raw []token) (clause, bool) {
 		switch {
 		case t.neg:
 			key, surface := nextContent(raw, i)
-			m := mark{surface: t.surface, whole: negatesClause(raw, i), key: key}
+			m := mark{surface: t.surface, whole: negatesClause(raw, i), key: key, absence: absenceSet[t.lower]}
 			if surface != "" {
 				m.surface += " " + surface
 			}
@@ -133,6 +137,9 @@ func ownKey(lower string) string {
 // imperative ("Never squash", "Do not deploy"), a negated modal ("must not",
 // "cannot", "should never") or a negated permission ("not allowed", "not needed").
 func negatesClause(raw []token, i int) bool {
+	if absenceSet[raw[i].lower] {
+		return false
+	}
 	first := 0
 	for first < len(raw) && raw[first].kind != tWord {
 		first++
@@ -180,9 +187,22 @@ func (c clause) negatedAgainst(other clause) bool {
 func (c clause) counted(other clause) []mark {
 	var out []mark
 	for _, m := range c.marks {
+		if m.absence && !other.marksWord(m.key) {
+			continue
+		}
 		if m.whole || m.key == "" || other.content[m.key] {
 			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// marksWord reports whether one of the clause's word-level negations is of key.
+func (c clause) marksWord(key string) bool {
+	for _, m := range c.marks {
+		if !m.whole && m.key == key {
+			return true
+		}
+	}
+	return false
 }

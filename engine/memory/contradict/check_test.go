@@ -52,6 +52,8 @@ func TestStem(t *testing.T) {
 		{"commit", "committing", "committed", "commits"},
 		{"enable", "enabled", "enables", "enabling"},
 		{"cache", "caching", "cached", "caches"},
+		{"paginate", "pagination", "paginates", "paginated"},
+		{"validate", "validation", "validating"},
 	}
 	for _, g := range groups {
 		want := stem(g[0])

@@ -75,7 +75,11 @@ const maxDiffTokens = 64
 // Check compares two statements. It is symmetric, and cheap: well under a
 // millisecond for statements of a few sentences.
 func Check(a, b Statement) Result {
-	sa, sb := analyze(a), analyze(b)
+	return check(analyze(a), analyze(b))
+}
+
+// check compares two analysed statements; it only reads them.
+func check(sa, sb statement) Result {
 	names := union(sa.shaped, sb.shaped)
 	if r := polarity(sa, sb, names); r.Contradicts {
 		return r
@@ -93,6 +97,9 @@ func Check(a, b Statement) Result {
 		return r
 	}
 	if r := onlyClash(sa, sb); r.Contradicts {
+		return r
+	}
+	if r := orderClash(sa, sb); r.Contradicts {
 		return r
 	}
 	return slotChoice(sa, sb)
@@ -265,72 +272,6 @@ func isCopula(w string) bool {
 
 func isParticiple(w string) bool {
 	return participleSet[w] || strings.HasSuffix(w, "ed") || strings.HasSuffix(w, "ing")
-}
-
-// namedChoice finds names that differ on both sides, each named after a choice cue,
-// in statements otherwise about the same subject: "MySQL as the primary
-// datastore" vs "PostgreSQL as our primary datastore, with ...".
-func namedChoice(a, b statement, names map[string]bool) Result {
-	na, nb := namedOnly(a, b, names), namedOnly(b, a, names)
-	if differentSubjects(a.phrase(), b.phrase()) {
-		return Result{}
-	}
-	if len(na) == 0 || len(nb) == 0 || hasScope(keys(na)) || hasScope(keys(nb)) {
-		return Result{}
-	}
-	plainA, plainB := withoutNames(a.words, names), withoutNames(b.words, names)
-	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
-		return Result{}
-	}
-	if !afterCue(a, na) || !afterCue(b, nb) {
-		return Result{}
-	}
-	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
-		strings.Join(sortedValues(na), ", "), strings.Join(sortedValues(nb), ", "))}
-}
-
-// namedOnly returns the names (key -> as written) s has and other does not.
-func namedOnly(s, other statement, names map[string]bool) map[string]string {
-	out := map[string]string{}
-	for _, t := range s.toks {
-		if t.kind == tWord && !t.stop && names[t.key] && !other.words[t.key] {
-			out[t.key] = t.surface
-		}
-	}
-	return out
-}
-
-// afterCue reports whether one of the names follows a choice cue, possibly through
-// other names and determiners ("in AWS Secrets Manager", "use the MySQL").
-func afterCue(s statement, only map[string]string) bool {
-	for _, c := range s.clauses {
-		for i, t := range c.toks {
-			if _, ok := only[t.key]; !ok || t.kind != tWord {
-				continue
-			}
-			for j := i - 1; j >= 0; j-- {
-				p := c.toks[j]
-				if cueSet[p.lower] {
-					return true
-				}
-				if p.lower == "the" || p.lower == "a" || p.lower == "an" || p.lower == "our" || p.shaped {
-					continue
-				}
-				break
-			}
-		}
-	}
-	return false
-}
-
-func withoutNames(set, names map[string]bool) map[string]bool {
-	out := map[string]bool{}
-	for k := range set {
-		if !names[k] {
-			out[k] = true
-		}
-	}
-	return out
 }
 
 // label names a value type, more precisely when the statements say what it is.

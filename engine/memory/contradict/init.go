@@ -3,6 +3,7 @@ package contradict
 // Stemmed and set forms of the lexicon, built once.
 var (
 	negatorSet     = setOf(negators)
+	absenceSet     = setOf(absenceWords)
 	stopSet        = setOf(stopWords)
 	clauseBreakSet = setOf(clauseBreaks)
 	cueSet         = setOf(choiceCues)

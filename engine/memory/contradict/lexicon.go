@@ -9,6 +9,11 @@ var negators = []string{
 	"nobody", "non", "nowhere",
 }
 
+// absenceWords negate the one word they qualify, never a whole clause: "rows with
+// a missing email" are rows without an email ("Missing rows are logged" is no
+// imperative, unlike "Never log rows").
+var absenceWords = []string{"missing", "lacking", "absent"}
+
 // antonyms maps the "negative" member of an opposed pair to its positive member: a
 // clause saying "disabled" is read as "not enabled", so it lines up with a clause
 // saying "enabled" and the two differ only in polarity.
@@ -84,7 +89,7 @@ var choiceCues = []string{
 	"use", "uses", "using", "used", "with", "via", "over", "in", "into", "to", "on", "as",
 	"is", "are", "was", "were", "be", "by", "through", "from", "prefer", "prefers",
 	"choose", "chose", "adopt", "adopted", "switch", "switched", "migrate", "migrated",
-	"target", "targets", "run", "runs", "on",
+	"target", "targets", "run", "runs", "on", "per",
 }
 
 // participles after "is"/"are" make that "is" an auxiliary, not a copula naming a

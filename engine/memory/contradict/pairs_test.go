@@ -57,10 +57,11 @@ func (s pairSet) String() string {
 var pairSets = []pairSet{
 	{"pairs", "", 0.97, 0.95},
 	{"holdout", "", 0.9, 0.95},
-	{"pairs_heldout2", "tune", 0.95, 0.75},
-	// Measured once, blind, after the judge was frozen (0.941 / 0.727); the floor
-	// guards against regressions and was not tuned towards.
-	{"pairs_heldout2", "test", 0.9, 0.7},
+	{"pairs_heldout2", "tune", 0.97, 0.87},
+	// Measured blind (aggregate figures only) after each judge change: 0.941 /
+	// 0.727 when first frozen, 0.970 / 0.727 after the second round of issue 17.
+	// The floor guards against regressions and was not tuned towards.
+	{"pairs_heldout2", "test", 0.95, 0.72},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {

@@ -37,6 +37,23 @@ func TestStructuralRules(t *testing.T) {
 		{"different verbs, not a slot", "The bundle is minified with esbuild.", "The bundle is served from a CDN.", KindNone},
 		{"subject word, not a slot", "The queue TTL is 10 minutes.", "Queued jobs expire after 10 minutes.", KindNone},
 		{"near antonyms about different things", "The v3 API is deprecated.", "The v4 API is recommended.", KindNone},
+		// A named choice taken by a different verb of the same slot.
+		{"same preposition, different verb", "The reference docs are rendered with Redoc.", "The reference docs are produced with Scalar.", KindChoice},
+		{"cue verb vs passive verb", "The backend uses Celery for jobs.", "Jobs in the backend are handled by Dramatiq.", KindChoice},
+		{"different verb and preposition: another slot", "The mobile app is built with Expo.", "The mobile app is written in Kotlin.", KindNone},
+		{"lowercase filler, different verb", "The docs site is built with hugo.", "The docs site is generated with zola.", KindChoice},
+		{"lowercase, two verbs and two prepositions", "The js bundle is minified with esbuild.", "The js bundle is served from a cdn.", KindNone},
+		// "per" names the unit a rule applies to.
+		{"per unit choice", "Quotas are counted per workspace.", "Quotas are counted per user.", KindChoice},
+		// An absence word negates its noun only, like "without".
+		{"missing equals without", "The linter flags files with a missing header.", "Files without a header are flagged by the linter.", KindNone},
+		{"missing is no imperative", "Missing translations fall back to English.", "Translations fall back to English.", KindNone},
+		// The complement ending both statements, after a cue each.
+		{"complement after different cues", "Validation of uploads is schema-based.", "Uploads are validated with hand-written checks.", KindChoice},
+		{"one-word quality is not a complement", "Validation of uploads is strict.", "Uploads are validated with a JSON schema.", KindNone},
+		// Orders: each side puts a different one of the same steps first.
+		{"different first step", "Run the migrations first and then restart the workers.", "Restart the workers first, then run the migrations.", KindChoice},
+		{"same first step", "Run the migrations first and then restart the workers.", "The migrations run first; the workers restart after them.", KindNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

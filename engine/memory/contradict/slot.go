@@ -46,6 +46,9 @@ type run struct {
 	toks   []token
 	anchor token
 	last   bool
+	// verb is the word that takes the filler after a preposition, when the run
+	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
+	verb *token
 }
 
 // ownRun returns the one contiguous run of p's content that o lacks. It fails
@@ -90,13 +93,37 @@ func ownRun(p, o phrase) (run, bool) {
 		return run{}, false
 	}
 	r.anchor = p.toks[start-1]
+	r.splitVerb(p.toks, start, end)
 	return r, true
+}
+
+// splitVerb moves a passive verb that opens the run into r.verb when a preposition
+// cue follows it: the filler is what comes after the preposition, as in
+// namedChoice ("is built with hugo" vs "is generated with mkdocs").
+func (r *run) splitVerb(toks []token, start, end int) {
+	first := toks[start]
+	if len(r.toks) < 2 || start+2 >= end || first.kind != tWord || first.shaped {
+		return
+	}
+	if !isCopula(r.anchor.lower) && !isParticiple(first.lower) {
+		return
+	}
+	cue := toks[start+1]
+	if cue.kind != tWord || !cue.stop || !cueSet[cue.lower] || !isContent(toks[start+2]) {
+		return
+	}
+	r.verb, r.anchor, r.toks = &toks[start], cue, r.toks[1:]
 }
 
 // sameSlot reports whether two runs fill the same slot. After a copula, a run
 // opening with a participle is a different verb, not a different value ("is built
 // with Vite" vs "is written in TypeScript").
 func sameSlot(x, y run) bool {
+	// Two verbs with two prepositions are two slots ("built with vite" vs
+	// "written in typescript").
+	if x.verb != nil && y.verb != nil && x.verb.key != y.verb.key && x.anchor.key != y.anchor.key {
+		return false
+	}
 	for _, r := range []run{x, y} {
 		if first := r.toks[0]; isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower) {
 			return false
@@ -108,7 +135,17 @@ func sameSlot(x, y run) bool {
 	case cueSet[x.anchor.lower] && cueSet[y.anchor.lower] && !isCopula(x.anchor.lower) && !isCopula(y.anchor.lower):
 		return true
 	}
-	return x.last && y.last && len(x.toks) == 1 && len(y.toks) == 1
+	if !x.last || !y.last {
+		return false
+	}
+	// The complement of several words that ends both statements, after a cue on
+	// each side, names how the thing is done: "is cursor-based" vs "paginates with
+	// page and offset parameters". A one-word complement after a copula is a
+	// quality instead ("is strict" vs "validated with a JSON schema").
+	if len(x.toks) == 1 && len(y.toks) == 1 {
+		return true
+	}
+	return len(x.toks) >= 2 && len(y.toks) >= 2 && cueSet[x.anchor.lower] && cueSet[y.anchor.lower]
 }
 
 // inPredicate reports whether what follows a run leaves it in the predicate: a

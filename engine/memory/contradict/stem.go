@@ -24,6 +24,11 @@ func stem(w string) string {
 	if len(w) <= 2 {
 		return w
 	}
+	// A noun in -ation names the act of its verb in -ate: pagination/paginate,
+	// validation/validates, migration/migrated.
+	if strings.HasSuffix(w, "ation") && len(w) > 7 {
+		w = w[:len(w)-5] + "ate"
+	}
 	// Plurals and third person.
 	switch {
 	case strings.HasSuffix(w, "ies") && len(w) > 4:

@@ -210,7 +210,7 @@ func words(w string, start bool) []token {
 func word(surface, lower string, start bool) token {
 	t := token{kind: tWord, surface: surface, lower: lower, start: start}
 	switch {
-	case negatorSet[lower]:
+	case negatorSet[lower], absenceSet[lower]:
 		t.neg = true
 	case stopSet[lower]:
 		t.stop = true

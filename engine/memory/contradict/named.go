@@ -1,0 +1,105 @@
+package contradict
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A named choice: each statement names something the other does not, each right
+// after a choice cue, and the rest is the same subject: "MySQL as the primary
+// datastore" vs "PostgreSQL as our primary datastore". The verb that takes the name
+// may differ ("is built with Docusaurus" vs "is generated with MkDocs", "uses Bazel
+// for builds" vs "builds are driven by Gradle"): it says how the slot is filled,
+// not what the statement is about. Two different verbs with two different
+// prepositions ("built with Vite" vs "written in TypeScript") name two different
+// slots, and are left alone.
+
+// namedChoice finds names that differ on both sides, each named after a choice cue,
+// in statements otherwise about the same subject.
+func namedChoice(a, b statement, names map[string]bool) Result {
+	na, nb := namedOnly(a, b, names), namedOnly(b, a, names)
+	if differentSubjects(a.phrase(), b.phrase()) {
+		return Result{}
+	}
+	if len(na) == 0 || len(nb) == 0 || hasScope(keys(na)) || hasScope(keys(nb)) {
+		return Result{}
+	}
+	sa, oka := cueSlot(a, na)
+	sb, okb := cueSlot(b, nb)
+	if !oka || !okb {
+		return Result{}
+	}
+	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {
+		return Result{}
+	}
+	plainA, plainB := withoutNames(a.words, names), withoutNames(b.words, names)
+	delete(plainA, sa.verb)
+	delete(plainB, sb.verb)
+	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
+		return Result{}
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
+		strings.Join(sortedValues(na), ", "), strings.Join(sortedValues(nb), ", "))}
+}
+
+// namedOnly returns the names (key -> as written) s has and other does not.
+func namedOnly(s, other statement, names map[string]bool) map[string]string {
+	out := map[string]string{}
+	for _, t := range s.toks {
+		if t.kind == tWord && !t.stop && names[t.key] && !other.words[t.key] {
+			out[t.key] = t.surface
+		}
+	}
+	return out
+}
+
+// slot is where a statement names its choice: the cue before the name, and the
+// content word right before a preposition cue, the verb that takes the name
+// ("built" in "built with Docusaurus"; "" when the cue is the verb: "uses Bazel").
+type slot struct {
+	cue, verb string
+}
+
+// cueSlot finds the first of the names that follows a choice cue, possibly
+// through other names and determiners ("in AWS Secrets Manager", "use the MySQL").
+func cueSlot(s statement, only map[string]string) (slot, bool) {
+	for _, c := range s.clauses {
+		for i, t := range c.toks {
+			if _, ok := only[t.key]; !ok || t.kind != tWord {
+				continue
+			}
+			if sl, ok := cueBefore(c.toks, i); ok {
+				return sl, true
+			}
+		}
+	}
+	return slot{}, false
+}
+
+func cueBefore(toks []token, i int) (slot, bool) {
+	for j := i - 1; j >= 0; j-- {
+		p := toks[j]
+		if cueSet[p.lower] {
+			sl := slot{cue: p.lower}
+			if j > 0 && p.stop && toks[j-1].kind == tWord && !toks[j-1].stop && !toks[j-1].shaped {
+				sl.verb = toks[j-1].key
+			}
+			return sl, true
+		}
+		if determiners[p.lower] || p.shaped {
+			continue
+		}
+		break
+	}
+	return slot{}, false
+}
+
+func withoutNames(set, names map[string]bool) map[string]bool {
+	out := map[string]bool{}
+	for k := range set {
+		if !names[k] {
+			out[k] = true
+		}
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package contradict
+
+import "fmt"
+
+// An order: "merge into main first, then cherry-pick to the release branch" vs
+// "land on the release branch first, then merge back into main". Both statements
+// name the same two steps or places; each puts a different one first, so both
+// cannot hold. What comes first is the content word right before "first".
+
+// orderWords mark the step that comes first.
+var orderWords = map[string]bool{"first": true}
+
+// orderClash finds two statements that each put first something the other names
+// but does not put first (not anywhere before its "first": "the migrations run
+// first" puts the migrations first as well as "run the migrations first").
+func orderClash(a, b statement) Result {
+	fa, oka := firstStep(a)
+	fb, okb := firstStep(b)
+	if !oka || !okb || fa.key == fb.key || !a.words[fb.key] || !b.words[fa.key] {
+		return Result{}
+	}
+	if fa.before[fb.key] || fb.before[fa.key] {
+		return Result{}
+	}
+	if len(intersect(a.words, b.words)) < 3 {
+		return Result{}
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different order: %s first vs %s first",
+		fa.surface, fb.surface)}
+}
+
+// step is what a statement puts first: the content word right before "first", and
+// the keys of all the content before it in its clause.
+type step struct {
+	token
+	before map[string]bool
+}
+
+// firstStep is the step a statement puts first; ok is false when it marks no step
+// or more than one.
+func firstStep(s statement) (step, bool) {
+	var found []step
+	for _, c := range s.clauses {
+		for i, t := range c.toks {
+			if t.kind != tWord || !orderWords[t.lower] {
+				continue
+			}
+			if w, ok := contentBefore(c.toks, i); ok {
+				found = append(found, step{w, contentKeys(c.toks[:i])})
+			}
+		}
+	}
+	if len(found) != 1 {
+		return step{}, false
+	}
+	return found[0], true
+}
+
+func contentKeys(ts []token) map[string]bool {
+	out := map[string]bool{}
+	for _, t := range ts {
+		if isContent(t) {
+			out[t.key] = true
+		}
+	}
+	return out
+}
+
+// contentBefore is the last content word before toks[i] in its clause.
+func contentBefore(toks []token, i int) (token, bool) {
+	for j := i - 1; j >= 0; j-- {
+		if toks[j].kind == tWord && !toks[j].stop {
+			return toks[j], true
+		}
+	}
+	return token{}, false
+}

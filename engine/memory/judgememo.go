@@ -1,0 +1,42 @@
+package memory
+
+import (
+	"context"
+
+	"github.com/spelunkhq/spelunk/engine/memory/contradict"
+)
+
+// memoJudge is the judge of one batch. With the built-in heuristic it analyses
+// each claim once (contradict.Analyze) however many pairs the claim is in: a
+// batch of similar memories meets the same texts again and again, and the
+// analysis is nearly all of a check's cost. Any other judge is asked as it is.
+type memoJudge struct {
+	judge Judge
+	memo  map[Claim]*contradict.Analysis // nil unless the judge is the heuristic
+}
+
+func newMemoJudge(j Judge) *memoJudge {
+	m := &memoJudge{judge: j}
+	if _, ok := j.(HeuristicJudge); ok {
+		m.memo = map[Claim]*contradict.Analysis{}
+	}
+	return m
+}
+
+// Judge gives the verdict HeuristicJudge.Judge gives (or the wrapped judge's).
+func (j *memoJudge) Judge(ctx context.Context, a, b Claim) (Verdict, error) {
+	if j.memo == nil {
+		return j.judge.Judge(ctx, a, b)
+	}
+	r := contradict.CheckAnalyzed(j.analysis(a), j.analysis(b))
+	return Verdict{Contradicts: r.Contradicts, Reason: r.Reason}, nil
+}
+
+func (j *memoJudge) analysis(c Claim) *contradict.Analysis {
+	an, ok := j.memo[c]
+	if !ok {
+		an = contradict.Analyze(claimStatement(c))
+		j.memo[c] = an
+	}
+	return an
+}
