@@ -114,6 +114,9 @@ func memPrintBriefing(out io.Writer, b memory.Briefing) {
 			sim = fmt.Sprintf("%.2f ", *m.Similarity)
 		}
 		fmt.Fprintf(out, "  %s %s  %-8s %-9s %s\n", sim, memShortID(m.ID), m.Kind, m.Status, memClip(m.Content, 90))
+		if len(m.Anchors) > 0 {
+			fmt.Fprintf(out, "        anchors: %s\n", briefAnchors(m.Anchors))
+		}
 	}
 	if len(b.Nuggets) > 0 {
 		fmt.Fprintln(out, "nuggets:")

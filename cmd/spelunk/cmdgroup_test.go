@@ -11,7 +11,7 @@ import (
 // prints its help and exits 0. None of this opens a database.
 func TestCmdGroupUnknown(t *testing.T) {
 	for _, tt := range []struct{ group, names string }{
-		{"memory", "add, list, show, search, supersede, invalidate"},
+		{"memory", "add, list, show, search, supersede, invalidate, review"},
 		{"nugget", "set, get, list, history"},
 		{"state", "set, show"},
 		{"conflicts", "list, show, resolve, undo"},

@@ -149,21 +149,27 @@ func newMemoryCmd(g *globals) *cobra.Command {
 		Use:   "memory",
 		Short: "Record, list, show, search, supersede and invalidate agent memories",
 	}, newMemoryAddCmd(g), newMemoryListCmd(g), newMemoryShowCmd(g), newMemorySearchCmd(g),
-		newMemorySupersedeCmd(g), newMemoryInvalidateCmd(g))
+		newMemorySupersedeCmd(g), newMemoryInvalidateCmd(g), newMemoryReviewCmd(g))
 }
+
+// memoryAddLong is memory add's help.
+const memoryAddLong = "Record a memory. It is compared with the project's live memories: one it contradicts is\n" +
+	"DISPUTED with it in a conflict for a person to resolve (spelunk conflicts). A memory naming a\n" +
+	"parent it contradicts is a correction: the parent is SUPERSEDED. When the embedder is down\n" +
+	"the memory is stored as PENDING_EMBEDDING and checked by the next memory command.\n" +
+	"Definitions and files the text names (Engine.ServeHTTP, lib/router.js, billing/refund.go:40)\n" +
+	"and those given with --anchor are anchored: when an index run changes them, the memory goes\n" +
+	"to review (spelunk memory review)."
 
 func newMemoryAddCmd(g *globals) *cobra.Command {
 	var kind, author string
-	var parents []string
+	var parents, anchors []string
 	var threshold float64
 	cmd := &cobra.Command{
 		Use:   `add --kind fact|decision|rule|episode --author AGENT [--parent ID] "text"`,
 		Short: "Record a memory; prints its id, and DISPUTED with the conflict id if it contradicts another",
-		Long: "Record a memory. It is compared with the project's live memories: one it contradicts is\n" +
-			"DISPUTED with it in a conflict for a person to resolve (spelunk conflicts). A memory naming a\n" +
-			"parent it contradicts is a correction: the parent is SUPERSEDED. When the embedder is down\n" +
-			"the memory is stored as PENDING_EMBEDDING and checked by the next memory command.",
-		Args: rangeArgs(1, 1),
+		Long:  memoryAddLong,
+		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !memory.Kind(kind).Valid() {
 				return usagef("--kind must be fact, decision, rule or episode (got %q)", kind)
@@ -174,7 +180,7 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 			if threshold < 0 || threshold > 1 {
 				return usagef("--threshold must be between 0 and 1")
 			}
-			in := memory.NewMemory{Kind: memory.Kind(kind), Author: author, Text: args[0], Parents: parents}
+			in := memory.NewMemory{Kind: memory.Kind(kind), Author: author, Text: args[0], Parents: parents, Anchors: anchors}
 			if used, err := cacheAdd(cmd, g, in); used || err != nil {
 				return err
 			}
@@ -194,13 +200,17 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 					cid = &a.ConflictID
 				}
 				return memJSON(out, struct {
-					ID         string        `json:"id"`
-					Status     memory.Status `json:"status"`
-					ConflictID *string       `json:"conflict_id"`
-					Corrected  []string      `json:"corrected,omitempty"`
-				}{a.Memory.ID, a.Memory.Status, cid, a.Corrected})
+					ID         string          `json:"id"`
+					Status     memory.Status   `json:"status"`
+					ConflictID *string         `json:"conflict_id"`
+					Corrected  []string        `json:"corrected,omitempty"`
+					Anchors    []memory.Anchor `json:"anchors,omitempty"`
+				}{a.Memory.ID, a.Memory.Status, cid, a.Corrected, a.Memory.Anchors})
 			}
 			fmt.Fprintln(out, a.Memory.ID)
+			for _, an := range a.Memory.Anchors {
+				fmt.Fprintf(out, "anchored to %s\n", anchorText(an))
+			}
 			for _, id := range a.Corrected {
 				fmt.Fprintf(out, "corrects %s: it is now SUPERSEDED by this memory\n", id)
 			}
@@ -222,6 +232,7 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 	f.StringVar(&kind, "kind", "", "fact, decision, rule or episode")
 	f.StringVar(&author, "author", "", "the agent (or person) recording the memory")
 	f.StringArrayVar(&parents, "parent", nil, "a memory this one corrects or refines (id or unique prefix; repeatable)")
+	f.StringArrayVar(&anchors, "anchor", nil, "a definition or file the memory is about: Name, Type.Method, path or path:line (repeatable)")
 	f.Float64Var(&threshold, "threshold", 0, "similarity from which memories are checked for contradiction (default: per embedder, see DefaultThreshold)")
 	return cmd
 }
@@ -250,7 +261,7 @@ func newMemoryListCmd(g *globals) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&status, "status", "", "ACTIVE, SUPERSEDED, DISPUTED, INVALIDATED or PENDING_EMBEDDING")
+	f.StringVar(&status, "status", "", "ACTIVE, SUPERSEDED, DISPUTED, INVALIDATED, PENDING_EMBEDDING or NEEDS_REVIEW")
 	f.StringVar(&author, "author", "", "only this author's memories")
 	f.StringVar(&kind, "kind", "", "only this kind")
 	f.IntVar(&limit, "limit", 100, "at most this many")
@@ -285,6 +296,12 @@ func memPrintLineage(w io.Writer, l memory.Lineage) {
 		fmt.Fprintf(w, "tombstone %s: %s\n", memTime(*m.TombstonedAt), m.TombstoneReason)
 	}
 	fmt.Fprintf(w, "\n%s\n", m.Content)
+	if len(m.Anchors) > 0 {
+		fmt.Fprintln(w, "\nanchors:")
+		for _, a := range m.Anchors {
+			fmt.Fprintf(w, "  %-8s %s\n", a.State, anchorText(a))
+		}
+	}
 	if len(l.Ancestors) > 0 {
 		fmt.Fprintln(w, "\nlineage (parents first):")
 		for _, a := range l.Ancestors {

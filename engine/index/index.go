@@ -98,19 +98,22 @@ func (p Progress) ETA() time.Duration {
 
 // Summary is the result of a run, in the JSON shape of docs/ARCHITECTURE.md §11.
 type Summary struct {
-	Repository       string   `json:"repository"`
-	RepositoryID     int64    `json:"repository_id"`
-	Revision         string   `json:"revision"`
-	FilesIndexed     int      `json:"files_indexed"`
-	FilesUnchanged   int      `json:"files_unchanged"`
-	FilesDeleted     int      `json:"files_deleted"`
-	FilesSkipped     int      `json:"files_skipped"`
-	Symbols          int      `json:"symbols"` // repository totals; 0 after a run over given paths
-	Edges            int      `json:"edges"`
-	Embedded         int      `json:"embedded"`
-	PendingEmbedding int      `json:"pending_embedding"`
-	EmbeddingModel   string   `json:"embedding_model"`
-	DurationMS       int64    `json:"duration_ms"`
+	Repository       string `json:"repository"`
+	RepositoryID     int64  `json:"repository_id"`
+	Revision         string `json:"revision"`
+	FilesIndexed     int    `json:"files_indexed"`
+	FilesUnchanged   int    `json:"files_unchanged"`
+	FilesDeleted     int    `json:"files_deleted"`
+	FilesSkipped     int    `json:"files_skipped"`
+	Symbols          int    `json:"symbols"` // repository totals; 0 after a run over given paths
+	Edges            int    `json:"edges"`
+	Embedded         int    `json:"embedded"`
+	PendingEmbedding int    `json:"pending_embedding"`
+	EmbeddingModel   string `json:"embedding_model"`
+	DurationMS       int64  `json:"duration_ms"`
+	// MemoriesToReview counts the memories this run sent to review: code they
+	// are anchored to changed, was removed or renamed.
+	MemoriesToReview int      `json:"memories_to_review,omitempty"`
 	Notes            []string `json:"notes,omitempty"`
 }
 
@@ -188,7 +191,7 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	if err := ix.db.RegisterModel(ctx, pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}); err != nil {
 		return sum, err
 	}
-	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock,
+	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
 		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name()}}
 	if err := r.execute(ctx); err != nil {
 		return r.sum, err

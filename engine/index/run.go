@@ -22,6 +22,7 @@ type run struct {
 	lock *runLock
 	w    *writer
 	sum  Summary
+	base string // the commit the index was at before this run ("" if none)
 
 	interrupted bool              // the previous run never finished
 	have        map[string]stored // what the database held before this run (of opts.Paths, when given)
@@ -42,6 +43,9 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	if err := r.resolve(ctx); err != nil {
+		return err
+	}
+	if err := r.checkAnchors(ctx); err != nil {
 		return err
 	}
 	// The repository's totals cost a count over every edge: a run over a few

@@ -22,18 +22,45 @@ const maxMemoryText = 2000
 type MemoryRef struct {
 	ID           string    `json:"id"`
 	Kind         string    `json:"kind"`
-	Status       string    `json:"status" jsonschema:"ACTIVE, DISPUTED, SUPERSEDED, INVALIDATED or PENDING_EMBEDDING"`
+	Status       string    `json:"status" jsonschema:"ACTIVE, DISPUTED, SUPERSEDED, INVALIDATED, PENDING_EMBEDDING or NEEDS_REVIEW"`
 	Author       string    `json:"author"`
 	Content      string    `json:"content"`
 	ParentIDs    []string  `json:"parent_ids,omitempty"`
 	SupersededBy string    `json:"superseded_by,omitempty"`
 	StatusReason string    `json:"status_reason,omitempty"`
 	CreatedAt    time.Time `json:"created_at"`
+	AnchorMarks
+}
+
+// AnchorMarks say which code a memory is about and whether it still is as the
+// memory was written against.
+type AnchorMarks struct {
+	// NeedsReview: code the memory is anchored to changed, was removed or
+	// renamed since; treat the memory as uncertain until a person reviews it.
+	NeedsReview bool        `json:"needs_review,omitempty"`
+	Anchors     []AnchorOut `json:"anchors,omitempty"`
+}
+
+// AnchorOut is one anchor of a memory.
+type AnchorOut struct {
+	Path  string `json:"path"`
+	Name  string `json:"name,omitempty"`
+	State string `json:"state" jsonschema:"current, changed, removed or renamed"`
+}
+
+func anchorMarks(st memory.Status, as []memory.Anchor) AnchorMarks {
+	out := AnchorMarks{NeedsReview: st == memory.StatusNeedsReview}
+	for _, a := range as {
+		out.Anchors = append(out.Anchors, AnchorOut{Path: a.Path, Name: a.Name, State: string(a.State)})
+		out.NeedsReview = out.NeedsReview || a.State != memory.AnchorCurrent
+	}
+	return out
 }
 
 func memRef(m memory.Memory) MemoryRef {
 	return MemoryRef{ID: m.ID, Kind: string(m.Kind), Status: string(m.Status), Author: m.Author, Content: clip(m.Content, maxMemoryText),
-		ParentIDs: m.ParentIDs, SupersededBy: m.SupersededBy, StatusReason: m.StatusReason, CreatedAt: m.CreatedAt}
+		ParentIDs: m.ParentIDs, SupersededBy: m.SupersededBy, StatusReason: m.StatusReason, CreatedAt: m.CreatedAt,
+		AnchorMarks: anchorMarks(m.Status, m.Anchors)}
 }
 
 func clip(s string, n int) string {
@@ -90,6 +117,7 @@ type RememberIn struct {
 	Kind string `json:"kind,omitempty" jsonschema:"fact (default), decision, rule, episode"`
 	AuthorArg
 	Parents []string `json:"parents,omitempty" jsonschema:"memory ids it corrects or refines"`
+	Anchors []string `json:"anchors,omitempty" jsonschema:"code it is about beyond what the text names: Type.Method, path or path:line; the memory goes to review when that code changes"`
 }
 
 // ConflictOut is a memory conflict.
@@ -119,6 +147,7 @@ type RememberOut struct {
 	Conflict   *ConflictOut `json:"conflict,omitempty"`
 	Corrected  []string     `json:"corrected,omitempty" jsonschema:"parents this memory contradicts, now superseded by it (when queued: as checked locally, superseded once the write syncs)"`
 	Queued     bool         `json:"queued,omitempty" jsonschema:"the shared memory server is unreachable: stored locally, checked for conflicts when it syncs"`
+	Anchors    []AnchorOut  `json:"anchors,omitempty" jsonschema:"the definitions and files it is anchored to"`
 	Note       string       `json:"note,omitempty"`
 }
 
@@ -134,15 +163,24 @@ func (s *Server) remember(ctx context.Context, req *mcp.CallToolRequest, in Reme
 	if _, err := text("text", in.Text, memory.MaxContentBytes, true); err != nil {
 		return out, err
 	}
+	if len(in.Anchors) > memory.MaxAnchors {
+		return out, argError("at most %d anchors (got %d)", memory.MaxAnchors, len(in.Anchors))
+	}
+	for _, a := range in.Anchors {
+		if _, err := text("anchors", a, maxNameBytes, true); err != nil {
+			return out, err
+		}
+	}
 	who, err := author(req, in.Author)
 	if err != nil {
 		return out, err
 	}
-	a, err := s.mem(ctx).Add(ctx, memory.NewMemory{Kind: kind, Author: who, Text: in.Text, Parents: in.Parents})
+	a, err := s.mem(ctx).Add(ctx, memory.NewMemory{Kind: kind, Author: who, Text: in.Text, Parents: in.Parents, Anchors: in.Anchors})
 	if err != nil {
 		return out, memError(err)
 	}
 	out.ID, out.Status, out.ConflictID, out.Corrected, out.Queued = a.Memory.ID, string(a.Memory.Status), a.ConflictID, a.Corrected, a.Queued
+	out.Anchors = anchorMarks(a.Memory.Status, a.Memory.Anchors).Anchors
 	switch {
 	case a.Queued:
 		out.Note = queuedNote(len(a.Corrected))
@@ -247,6 +285,7 @@ type BriefMemory struct {
 	CreatedAt  time.Time `json:"created_at"`
 	Similarity *float64  `json:"similarity,omitempty"`
 	Score      float64   `json:"score"`
+	AnchorMarks
 }
 
 // NuggetOut is a nugget's current value.
@@ -291,7 +330,8 @@ func (s *Server) briefing(ctx context.Context, _ *mcp.CallToolRequest, in Briefi
 	out := BriefingOut{OpenConflicts: b.OpenConflicts, Ranking: b.Ranking, Memories: make([]BriefMemory, 0, len(b.Memories)), Nuggets: make([]NuggetOut, 0, len(b.Nuggets))}
 	for _, m := range b.Memories {
 		out.Memories = append(out.Memories, BriefMemory{ID: m.ID, Kind: string(m.Kind), Status: string(m.Status), Author: m.Author,
-			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: m.Score})
+			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: m.Score,
+			AnchorMarks: anchorMarks(m.Status, m.Anchors)})
 	}
 	for _, n := range b.Nuggets {
 		out.Nuggets = append(out.Nuggets, NuggetOut{Key: n.Key, Value: clip(n.Value, maxMemoryText), Author: n.Author, UpdatedAt: n.UpdatedAt})

@@ -93,7 +93,7 @@ func Open(ctx context.Context, opts Options) (*Cache, error) {
 	// One connection: writes never meet SQLITE_BUSY between our own connections,
 	// and a local read is a few milliseconds at the sizes the cache holds.
 	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	if _, err := db.ExecContext(ctx, schema+anchorSchema); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open cache %s: schema: %w", opts.Path, err)
 	}

@@ -139,7 +139,7 @@ func (cl *Client) localCorrections(ctx context.Context, m memory.Memory) ([]stri
 		if err != nil {
 			return nil, fmt.Errorf("check parent %s: %w", ref, err)
 		}
-		if p.Status != memory.StatusActive && p.Status != memory.StatusDisputed {
+		if p.Status != memory.StatusActive && p.Status != memory.StatusDisputed && p.Status != memory.StatusNeedsReview {
 			continue
 		}
 		v, err := judge.Judge(ctx, memory.Claim{Kind: m.Kind, Text: m.Content}, memory.Claim{Kind: p.Kind, Text: p.Content})
@@ -162,7 +162,7 @@ func (cl *Client) Search(ctx context.Context, query string, limit int) (memory.S
 	out := memory.SearchResult{Query: query, Hits: make([]memory.Hit, 0, len(ms))}
 	for _, m := range ms {
 		h := memory.Hit{Memory: memory.Memory{ID: m.ID, Kind: m.Kind, Author: m.Author, Content: m.Content,
-			Status: m.Status, CreatedAt: m.CreatedAt}, Score: m.Score}
+			Status: m.Status, CreatedAt: m.CreatedAt, Anchors: m.Anchors}, Score: m.Score}
 		if m.Similarity != nil {
 			h.Similarity, out.Dense = *m.Similarity, true
 		}

@@ -41,7 +41,7 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 		return nil
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT id, created_at, embedding FROM memories
-		WHERE status IN ('ACTIVE', 'DISPUTED') AND embedding IS NOT NULL AND length(embedding) = ?`, 4*dims)
+		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?`, 4*dims)
 	if err != nil {
 		return fmt.Errorf("load vectors: %w", err)
 	}

@@ -48,6 +48,7 @@ type pulled struct {
 	nuggets   []pulledNugget
 	state     *memory.State
 	conflicts []memory.Conflict
+	anchors   map[string][]memory.Anchor
 	newest    time.Time
 }
 
@@ -107,7 +108,7 @@ func readCore(ctx context.Context, core Core, since time.Time) (pulled, error) {
 	err := pgx.BeginTxFunc(ctx, core.DB.Pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly},
 		func(tx pgx.Tx) error {
 			steps := []func(context.Context, pgx.Tx, int64, time.Time, *pulled) error{
-				readMemories, readVectors, readNuggets, readState, readConflicts}
+				readMemories, readVectors, readNuggets, readState, readConflicts, readAnchors}
 			for _, step := range steps {
 				if err := step(ctx, tx, project, since, &p); err != nil {
 					return err
@@ -159,7 +160,7 @@ func readVectors(ctx context.Context, tx pgx.Tx, project int64, since time.Time,
 	rows, err := tx.Query(ctx, `SELECT e.memory_id::text, e.embedding::real[] FROM memory_embeddings e
 		JOIN memories m ON m.repository_id = e.repository_id AND m.id = e.memory_id
 		WHERE e.repository_id = $1 AND e.model = $2 AND m.sync_at > $3
-			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`, project, p.model, since)
+			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`, project, p.model, since)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
@@ -248,6 +249,9 @@ func applyPulled(ctx context.Context, tx *sql.Tx, p pulled) (int, error) {
 			return n, err
 		}
 		n++
+	}
+	if err := putAnchors(ctx, tx, p); err != nil {
+		return n, err
 	}
 	for _, g := range p.nuggets {
 		if err := putPulledNugget(ctx, tx, g); err != nil {

@@ -15,7 +15,7 @@ import (
 )
 
 // liveSQL is the local filter of live memories.
-const liveSQL = `status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`
+const liveSQL = `status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`
 
 // maxBriefing bounds a briefing's memories, as the core does.
 const maxBriefing = 100
@@ -57,6 +57,9 @@ func (c *Cache) Briefing(ctx context.Context, opts memory.BriefingOptions) (memo
 		return memory.Briefing{}, fmt.Errorf("briefing: %w", err)
 	}
 	if b.OpenConflicts, err = c.count(ctx, `SELECT count(*) FROM conflicts WHERE status = 'open'`); err != nil {
+		return memory.Briefing{}, fmt.Errorf("briefing: %w", err)
+	}
+	if err := c.withAnchors(ctx, b.Memories); err != nil {
 		return memory.Briefing{}, fmt.Errorf("briefing: %w", err)
 	}
 	c.touch(ctx, b.Memories)
@@ -117,6 +120,9 @@ func (c *Cache) Recall(ctx context.Context, query string, limit int) ([]memory.B
 	}
 	if qv != nil {
 		ms, err := c.similar(ctx, qv, limit)
+		if err == nil {
+			err = c.withAnchors(ctx, ms)
+		}
 		c.touch(ctx, ms)
 		return ms, err
 	}
@@ -127,6 +133,9 @@ func (c *Cache) Recall(ctx context.Context, query string, limit int) ([]memory.B
 	}
 	out, err := c.newest(ctx, strings.Join(where, " AND "), args, limit)
 	if err != nil {
+		return nil, fmt.Errorf("recall: %w", err)
+	}
+	if err := c.withAnchors(ctx, out); err != nil {
 		return nil, fmt.Errorf("recall: %w", err)
 	}
 	c.touch(ctx, out)

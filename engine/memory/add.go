@@ -25,6 +25,10 @@ type NewMemory struct {
 	// Parents are the memories this one corrects or refines (ids or unique
 	// prefixes), in the same project.
 	Parents []string
+	// Anchors are definitions or files the memory is about, beyond those its
+	// text names (anchors.go: "Engine.ServeHTTP", "lib/router.js",
+	// "billing/refund.go:40"); each must resolve in the project's index.
+	Anchors []string `json:",omitempty"`
 }
 
 // Added is the outcome of Add.
@@ -177,6 +181,7 @@ func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32,
 		if out.Memory, err = s.get(ctx, tx, m.ID); err != nil {
 			return Added{}, err
 		}
+		out.Memory.Anchors = m.Anchors
 	}
 	return out, nil
 }
@@ -216,6 +221,9 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float
 		if err := s.storeEmbedding(ctx, tx, m.ID, model, vec); err != nil {
 			return Memory{}, err
 		}
+	}
+	if m.Anchors, err = s.pinAnchors(ctx, tx, m.ID, in); err != nil {
+		return Memory{}, err
 	}
 	return m, nil
 }

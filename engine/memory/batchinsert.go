@@ -80,7 +80,13 @@ func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs 
 	if err != nil {
 		return nil, nil, err
 	}
-	return ms, earlier, br.Close()
+	if err := br.Close(); err != nil {
+		return nil, nil, err
+	}
+	if err := s.pinRun(ctx, tx, ms, ins); err != nil {
+		return nil, nil, err
+	}
+	return ms, earlier, nil
 }
 
 // readRunPairs reads runPairsSQL's rows into, per member, the members before it.

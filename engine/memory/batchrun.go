@@ -54,6 +54,7 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 		if out[i].Memory, err = s.get(ctx, tx, m.ID); err != nil {
 			return err
 		}
+		out[i].Memory.Anchors = m.Anchors
 	}
 	return nil
 }
@@ -76,7 +77,7 @@ func poolRowsSQL(model string, dims int, iterative bool) string {
 	return `
 WITH ` + poolSQL(model, dims, iterative) + `
 SELECT m.id::text, m.kind, m.content, m.status, m.created_at, c.similarity,
-	m.status IN ('ACTIVE', 'DISPUTED') AND NOT EXISTS (
+	m.status IN ` + vectorStatuses + ` AND NOT EXISTS (
 		SELECT 1 FROM conflict_exemptions x
 		JOIN memories o ON o.repository_id = $1
 			AND o.id = CASE WHEN x.memory_a = m.id THEN x.memory_b ELSE x.memory_a END

@@ -35,6 +35,9 @@ type BriefMemory struct {
 	Decay float64 `json:"decay"`
 	// Score is similarity × decay (decay alone without a query).
 	Score float64 `json:"score"`
+	// Anchors are the definitions and files the memory is about, with whether
+	// each is still current.
+	Anchors []Anchor `json:"anchors,omitempty"`
 }
 
 // Briefing is what an agent reads before working: the memories that matter, the
@@ -57,7 +60,10 @@ var briefingRest = `
 SELECT json_build_object(
 	'memories', coalesce((SELECT json_agg(json_build_object(
 			'id', t.id, 'kind', t.kind, 'author', t.author, 'content', t.content, 'status', t.status,
-			'created_at', t.created_at, 'similarity', t.similarity, 'decay', t.decay, 'score', t.score)
+			'created_at', t.created_at, 'similarity', t.similarity, 'decay', t.decay, 'score', t.score,
+			'anchors', (SELECT json_agg(json_build_object('path', a.path, 'name', a.name, 'kind', a.kind,
+					'state', a.state, 'old_path', coalesce(a.old_path, '')) ORDER BY a.path, a.name)
+				FROM memory_anchors a WHERE a.repository_id = $1 AND a.memory_id = t.id))
 		ORDER BY t.score DESC, t.created_at DESC) FROM top t), '[]'::json),
 	'nuggets', coalesce((SELECT json_agg(json_build_object(
 			'key', n.key, 'value', n.value, 'author', n.author, 'updated_at', n.updated_at) ORDER BY n.key)
@@ -92,7 +98,7 @@ WITH ` + poolSQL(model, dims, iterative) + `,
 scored AS (
 	SELECT m.id, m.kind, m.author, m.content, m.status, m.created_at, p.similarity, ` + decayExpr + ` AS decay
 	FROM pool p JOIN memories m ON m.repository_id = $1 AND m.id = p.memory_id
-	WHERE m.status IN ('ACTIVE', 'DISPUTED')
+	WHERE m.status IN ` + vectorStatuses + `
 ), top AS (
 	SELECT *, similarity * decay AS score FROM scored ORDER BY similarity * decay DESC, created_at DESC LIMIT $3
 )` + briefingRest

@@ -40,7 +40,7 @@ SELECT m.id::text AS id, m.kind, m.content, m.status, m.created_at, c.similarity
 FROM pool c
 JOIN memories m ON m.repository_id = $1 AND m.id = c.memory_id
 WHERE c.similarity >= $3 AND m.id <> $4::uuid AND m.id <> ALL($5::uuid[])
-	AND m.status IN ('ACTIVE', 'DISPUTED')
+	AND m.status IN ` + vectorStatuses + `
 	AND NOT EXISTS (
 		SELECT 1 FROM conflict_exemptions x
 		JOIN memories o ON o.repository_id = $1
@@ -116,7 +116,7 @@ func (s *Store) correctParents(ctx context.Context, tx pgx.Tx, m Memory, actor s
 	}
 	var out []string
 	for _, p := range parents {
-		if p.Status != StatusActive && p.Status != StatusDisputed {
+		if p.Status != StatusActive && p.Status != StatusDisputed && p.Status != StatusNeedsReview {
 			continue
 		}
 		v, err := s.judge.Judge(ctx, Claim{Kind: m.Kind, Text: m.Content}, Claim{Kind: p.Kind, Text: p.Content})

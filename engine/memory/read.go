@@ -29,7 +29,13 @@ func (s *Store) Get(ctx context.Context, ref string) (Memory, error) {
 	if err != nil {
 		return Memory{}, err
 	}
-	return s.get(ctx, s.db.Pool, id)
+	m, err := s.get(ctx, s.db.Pool, id)
+	if err != nil {
+		return Memory{}, err
+	}
+	as, err := s.AnchorsOf(ctx, []string{id})
+	m.Anchors = as[id]
+	return m, err
 }
 
 // Filter selects memories for List. Zero fields do not filter.
@@ -82,7 +88,7 @@ func (s *Store) Lineage(ctx context.Context, ref string) (Lineage, error) {
 	if err != nil {
 		return l, err
 	}
-	if l.Memory, err = s.get(ctx, s.db.Pool, id); err != nil {
+	if l.Memory, err = s.Get(ctx, id); err != nil {
 		return l, err
 	}
 	rows, err := s.db.Pool.Query(ctx, `

@@ -143,7 +143,8 @@ func (s *Store) resolve(ctx context.Context, tx pgx.Tx, ref string, r Resolution
 	for _, m := range d.Memories {
 		t := transition{id: m.ID, from: m.Status, to: m.Status, action: ActionResolve, actor: r.Resolver,
 			reason: memberReason(reason, m.ID, d.MemoryIDs), conflictID: id}
-		live := m.Status == StatusActive || m.Status == StatusDisputed || m.Status == StatusPendingEmbedding
+		live := m.Status == StatusActive || m.Status == StatusDisputed || m.Status == StatusPendingEmbedding ||
+			m.Status == StatusNeedsReview
 		if !live {
 			continue // settled elsewhere since the conflict opened
 		}

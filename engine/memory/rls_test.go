@@ -37,8 +37,13 @@ func TestTenantIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// An anchor needs an indexed definition; written directly, as the store would.
+	if _, err := dbA.Pool.Exec(ctx, `INSERT INTO memory_anchors (repository_id, memory_id, path, name, kind, content_hash)
+		VALUES ($1, $2::uuid, 'billing/refund.go', 'IssueRefund', 'function', 'h')`, repoA.ID, first); err != nil {
+		t.Fatal(err)
+	}
 	tables := []string{"memories", "memory_embeddings", "memory_events", "nuggets", "nugget_history",
-		"state_compilations", "conflicts", "conflict_exemptions", "repositories"}
+		"state_compilations", "conflicts", "conflict_exemptions", "memory_anchors", "repositories"}
 	for _, table := range tables {
 		t.Run(table, func(t *testing.T) {
 			var inA, inB int

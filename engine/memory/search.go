@@ -104,5 +104,8 @@ func (s *Store) Search(ctx context.Context, query string, limit int) (SearchResu
 	if res.Hits, err = pgx.CollectRows(rows, pgx.RowToStructByName[Hit]); err != nil {
 		return SearchResult{}, fmt.Errorf("search memories: %w", err)
 	}
+	if err := s.anchorHits(ctx, res.Hits); err != nil {
+		return SearchResult{}, fmt.Errorf("search memories: %w", err)
+	}
 	return res, nil
 }

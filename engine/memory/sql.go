@@ -10,7 +10,11 @@ const memoryColumns = `m.id::text AS id, m.kind, m.author, m.content, m.status,
 	m.status_at, m.tombstoned_at, coalesce(m.tombstone_reason, '') AS tombstone_reason, m.created_at`
 
 // liveStatuses are the statuses of memories that still stand.
-const liveStatuses = `('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING')`
+const liveStatuses = `('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`
+
+// vectorStatuses are the live statuses with a vector: conflict candidates and the
+// dense channels.
+const vectorStatuses = `('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW')`
 
 // transitionSQL changes a memory's status, if it is still from_status, and records
 // the event, in one statement. It returns the memory id when it applied.

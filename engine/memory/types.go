@@ -29,18 +29,21 @@ func (k Kind) Valid() bool {
 // Status is where a memory stands.
 type Status string
 
-// The statuses of a memory. ACTIVE, DISPUTED and PENDING_EMBEDDING memories are
-// live (briefed, searched); SUPERSEDED and INVALIDATED ones are kept for lineage.
+// The statuses of a memory. ACTIVE, DISPUTED, PENDING_EMBEDDING and NEEDS_REVIEW
+// memories are live (briefed, searched); SUPERSEDED and INVALIDATED ones are kept
+// for lineage. NEEDS_REVIEW is an ACTIVE memory whose anchored code changed, was
+// removed or renamed since it was written (anchors.go).
 const (
 	StatusActive           Status = "ACTIVE"
 	StatusSuperseded       Status = "SUPERSEDED"
 	StatusDisputed         Status = "DISPUTED"
 	StatusInvalidated      Status = "INVALIDATED"
 	StatusPendingEmbedding Status = "PENDING_EMBEDDING"
+	StatusNeedsReview      Status = "NEEDS_REVIEW"
 )
 
 // Statuses lists the valid statuses.
-var Statuses = []Status{StatusActive, StatusSuperseded, StatusDisputed, StatusInvalidated, StatusPendingEmbedding}
+var Statuses = []Status{StatusActive, StatusSuperseded, StatusDisputed, StatusInvalidated, StatusPendingEmbedding, StatusNeedsReview}
 
 // Valid reports whether s is one of Statuses.
 func (s Status) Valid() bool {
@@ -67,6 +70,9 @@ type Memory struct {
 	TombstonedAt    *time.Time `json:"tombstoned_at,omitempty" db:"tombstoned_at"`
 	TombstoneReason string     `json:"tombstone_reason,omitempty" db:"tombstone_reason"`
 	CreatedAt       time.Time  `json:"created_at" db:"created_at"`
+	// Anchors are the definitions and files the memory is about (anchors.go);
+	// filled by the reads that show them, not by every query.
+	Anchors []Anchor `json:"anchors,omitempty" db:"-"`
 }
 
 // Event is one audited status change of a memory.
@@ -91,6 +97,8 @@ const (
 	ActionEmbedded   = "embedded"
 	ActionResolve    = "resolve"
 	ActionUndo       = "undo"
+	ActionStale      = "stale"   // an anchored definition changed: to NEEDS_REVIEW
+	ActionConfirm    = "confirm" // a person re-pinned the anchors: back to ACTIVE
 )
 
 // Ancestor is a memory in another's lineage, Depth 1 being a parent.

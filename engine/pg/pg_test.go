@@ -200,7 +200,7 @@ func TestTenantIsolation(t *testing.T) {
 	}
 	for _, table := range []string{"repositories", "files", "symbols", "symbol_embeddings", "edges", "postings",
 		"memories", "memory_embeddings", "memory_events", "nuggets", "nugget_history",
-		"state_compilations", "conflicts", "conflict_exemptions"} {
+		"state_compilations", "conflicts", "conflict_exemptions", "memory_anchors"} {
 		var n int
 		if err := a.Pool.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
 			t.Fatalf("%s: %v", table, err)

@@ -332,7 +332,7 @@ func (e *Engine) Briefing(ctx context.Context, query string) (memoryview.Briefin
 	out := memoryview.Briefing{OpenConflicts: b.OpenConflicts, Ranking: b.Ranking}
 	for _, m := range b.Memories {
 		out.Memories = append(out.Memories, memoryview.Memory{ID: m.ID, Kind: string(m.Kind), Author: m.Author,
-			Status: string(m.Status), Content: m.Content, CreatedAt: m.CreatedAt, Score: m.Score})
+			Status: string(m.Status), Content: m.Content, CreatedAt: m.CreatedAt, Score: m.Score, Anchors: anchorLabels(m.Anchors)})
 	}
 	for _, n := range b.Nuggets {
 		out.Nuggets = append(out.Nuggets, memoryview.Nugget{Key: n.Key, Value: n.Value, Author: n.Author, UpdatedAt: n.UpdatedAt})

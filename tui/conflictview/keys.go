@@ -5,9 +5,11 @@ import "github.com/charmbracelet/bubbles/key"
 // KeyMap is the Conflicts pane's key map.
 type KeyMap struct {
 	KeepA, KeepB, KeepBoth, Merge, Invalidate key.Binding
-	Skip, Prev, Undo, Note, Reload            key.Binding
-	SideLeft, SideRight                       key.Binding
-	ScrollUp, ScrollDown                      key.Binding
+	// On a stale memory (its anchored code changed).
+	Confirm, Edit                  key.Binding
+	Skip, Prev, Undo, Note, Reload key.Binding
+	SideLeft, SideRight            key.Binding
+	ScrollUp, ScrollDown           key.Binding
 	// While editing the note or the in-app merge.
 	Save, Cancel key.Binding
 }
@@ -20,6 +22,8 @@ func DefaultKeyMap() KeyMap {
 		KeepBoth:   key.NewBinding(key.WithKeys("B", "="), key.WithHelp("B", "keep both")),
 		Merge:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "merge (editor)")),
 		Invalidate: key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "invalidate focused side")),
+		Confirm:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "confirm (still holds)")),
+		Edit:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "edit (supersede)")),
 		Skip:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "skip")),
 		Prev:       key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "previous")),
 		Undo:       key.NewBinding(key.WithKeys("u"), key.WithHelp("u", "undo last")),
@@ -43,6 +47,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	case modeMerge:
 		return []key.Binding{k.Save, k.Cancel}
 	}
+	if c, ok := m.q.Current(); ok && c.Stale {
+		return []key.Binding{k.Confirm, k.Edit, withHelp(k.Invalidate, "x", "invalidate"), k.Skip, k.Undo, k.Note}
+	}
 	return []key.Binding{k.KeepA, k.KeepB, k.KeepBoth, k.Merge, k.Invalidate, k.Skip, k.Undo, k.Note}
 }
 
@@ -50,7 +57,7 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.km
 	return [][]key.Binding{
-		{k.KeepA, k.KeepB, k.KeepBoth, k.Merge, k.Invalidate},
+		{k.KeepA, k.KeepB, k.KeepBoth, k.Merge, k.Invalidate, k.Confirm, k.Edit},
 		{k.Skip, k.Prev, k.Undo, k.Note, k.Reload},
 		{k.SideLeft, k.SideRight, k.ScrollUp, k.ScrollDown, k.Save, k.Cancel},
 	}
@@ -65,12 +72,16 @@ func withHelp(b key.Binding, k, desc string) key.Binding {
 }
 
 func (m *Model) syncKeys() {
-	_, has := m.q.Current()
+	c, has := m.q.Current()
 	idle := has && !m.busy && m.mode == modeBrowse
-	for _, b := range []*key.Binding{&m.km.KeepA, &m.km.KeepB, &m.km.KeepBoth, &m.km.Merge, &m.km.Invalidate,
-		&m.km.SideLeft, &m.km.SideRight, &m.km.ScrollUp, &m.km.ScrollDown, &m.km.Note} {
+	for _, b := range []*key.Binding{&m.km.Invalidate, &m.km.ScrollUp, &m.km.ScrollDown, &m.km.Note} {
 		b.SetEnabled(idle)
 	}
+	for _, b := range []*key.Binding{&m.km.KeepA, &m.km.KeepB, &m.km.KeepBoth, &m.km.Merge, &m.km.SideLeft, &m.km.SideRight} {
+		b.SetEnabled(idle && !c.Stale)
+	}
+	m.km.Confirm.SetEnabled(idle && c.Stale)
+	m.km.Edit.SetEnabled(idle && c.Stale)
 	m.km.Skip.SetEnabled(idle && m.q.Len() > 1)
 	m.km.Prev.SetEnabled(idle && m.q.Len() > 1)
 	_, _, canUndo := m.q.LastResolved()

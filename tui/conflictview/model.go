@@ -75,6 +75,7 @@ type Model struct {
 	noteText string
 	merge    textarea.Model
 	mergeFor string
+	editing  bool // the editor holds a stale memory's corrected text, not a merge
 
 	rendered map[string][]string // conflict id + width -> rendered side blocks
 	pending  map[string]bool
@@ -114,9 +115,10 @@ type (
 		sides []string
 	}
 	resolvedMsg struct {
-		id  string
-		res Resolution
-		err error
+		id    string
+		res   Resolution
+		stale bool
+		err   error
 	}
 	undoneMsg struct {
 		id  string
@@ -152,7 +154,7 @@ func (m *Model) Load() tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 		defer cancel()
-		items, err := b.Conflicts(ctx)
+		items, err := loadItems(ctx, b)
 		return loadedMsg{seq: seq, items: items, err: err}
 	}
 }
@@ -218,7 +220,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return event.Fail("resolve conflict", msg.err)
 		}
-		m.q.Resolve(msg.id, msg.res)
+		m.settle(msg)
 		m.noteText = ""
 		m.note.SetValue("")
 		m.side, m.scroll = 0, 0
@@ -251,7 +253,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if strings.TrimSpace(msg.text) == "" {
 			return event.Note("merge cancelled (empty text)")
 		}
-		return m.resolve(msg.id, Resolution{Action: Merge, Text: msg.text})
+		return m.saveEdited(msg.id, msg.text)
 	case tea.MouseMsg:
 		if m.mode == modeBrowse && msg.Action == tea.MouseActionPress {
 			switch msg.Button {
@@ -292,6 +294,8 @@ func (m *Model) browseKey(msg tea.KeyMsg) tea.Cmd {
 		return m.undo()
 	case !ok:
 		return nil
+	case c.Stale:
+		return m.staleKey(msg, c)
 	case key.Matches(msg, k.KeepA):
 		return m.resolve(c.ID, Resolution{Action: KeepOne, Memory: c.Sides[0].ID})
 	case key.Matches(msg, k.KeepB):
@@ -355,7 +359,7 @@ func (m *Model) mergeKey(msg tea.KeyMsg) tea.Cmd {
 		if text == "" {
 			return event.Note("merge cancelled (empty text)")
 		}
-		return m.resolve(m.mergeFor, Resolution{Action: Merge, Text: text})
+		return m.saveEdited(m.mergeFor, text)
 	case key.Matches(msg, m.km.Cancel):
 		m.mode = modeBrowse
 		m.merge.Blur()
@@ -421,6 +425,7 @@ func stripComments(s string) string {
 }
 
 func (m *Model) startMerge(c Conflict) tea.Cmd {
+	m.editing = c.Stale
 	if m.cfg.Editor == "" {
 		m.mode = modeMerge
 		m.mergeFor = c.ID

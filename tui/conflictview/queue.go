@@ -27,13 +27,25 @@ type Ancestor struct {
 	Depth     int // 1 = parent
 }
 
-// Conflict is an open group of memories that contradict each other.
+// Conflict is an item of the queue: an open group of memories that contradict
+// each other (a dispute), or a memory whose anchored code changed (Stale; ID is
+// the memory's, Sides its one memory, Anchors what changed).
 type Conflict struct {
 	ID         string
 	Sides      []Side // side A first
 	Similarity float64
 	Reason     string
 	CreatedAt  time.Time
+	Stale      bool
+	Anchors    []Anchor
+}
+
+// Anchor is a definition or file a stale memory is anchored to.
+type Anchor struct {
+	Path, Name string
+	State      string // current, changed, removed, renamed
+	OldPath    string // renamed: where it was
+	Diff       string // changed or renamed definition: unified diff, pinned → now
 }
 
 // Action is how a conflict is resolved.
@@ -45,6 +57,9 @@ const (
 	KeepBoth   Action = "both"       // all stay, never flagged again
 	Merge      Action = "merge"      // Text becomes a new memory replacing them all
 	Invalidate Action = "invalidate" // Memory is invalidated; the others stay
+	// The actions on a stale memory.
+	Confirm Action = "confirm" // it still holds: its anchors are re-pinned
+	Edit    Action = "edit"    // Text becomes a new memory superseding it
 )
 
 // Resolution is a person's decision on a conflict.
@@ -163,6 +178,26 @@ func (q *Queue) Resolve(id string, res Resolution) bool {
 		q.items = append(q.items[:i], q.items[i+1:]...)
 		if i < q.cur {
 			q.cur-- // stay on the same conflict
+		}
+		if q.cur >= len(q.items) {
+			q.cur = max(0, len(q.items)-1)
+		}
+		return true
+	}
+	return false
+}
+
+// Drop takes item id out of the queue without an undo entry (a review's
+// confirm or edit is not undone from here). It reports false when id is not in
+// the queue.
+func (q *Queue) Drop(id string) bool {
+	for i, c := range q.items {
+		if c.ID != id {
+			continue
+		}
+		q.items = append(q.items[:i], q.items[i+1:]...)
+		if i < q.cur {
+			q.cur--
 		}
 		if q.cur >= len(q.items) {
 			q.cur = max(0, len(q.items)-1)

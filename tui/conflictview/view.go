@@ -17,25 +17,15 @@ func (m *Model) View() string {
 	if !ok {
 		return m.empty()
 	}
-	var out []string
-	head := m.th.Title.Render(fmt.Sprintf("Conflict %d of %d", m.q.Pos()+1, m.q.Len())) +
-		m.th.Warn.Render(fmt.Sprintf(" · similarity %.2f", c.Similarity))
-	counts := fmt.Sprintf("oldest first · %d resolved · %d skipped", m.q.Resolved(), m.q.Skipped())
-	if m.busy {
-		counts = "saving… · " + counts
-	}
-	if gap := m.w - render.Width(head) - render.Width(counts); gap >= 2 {
-		head += strings.Repeat(" ", gap) + m.th.Muted.Render(counts)
-	}
-	out = append(out, render.Truncate(head, m.w))
-	out = append(out, render.Truncate(m.th.Text.Render("reason: ")+m.th.Warn.Render(c.Reason), m.w))
-	out = append(out, m.th.Muted.Render(render.Truncate(fmt.Sprintf("opened %s · conflict %s · %d memories", m.when(c.CreatedAt), short(c.ID), len(c.Sides)), m.w)))
-	out = append(out, m.th.Rule.Render(strings.Repeat("─", m.w)))
-
+	out := m.header(c)
 	footer := m.footer()
 	bodyH := m.h - len(out) - len(footer)
 	if m.mode == modeMerge {
-		out = append(out, m.th.Title.Render("Merge: edit the merged memory, ctrl+s records it, esc cancels"))
+		title := "Merge: edit the merged memory, ctrl+s records it, esc cancels"
+		if m.editing {
+			title = "Edit: the corrected memory supersedes this one; ctrl+s records it, esc cancels"
+		}
+		out = append(out, m.th.Title.Render(title))
 		out = append(out, strings.Split(m.merge.View(), "\n")...)
 		return strings.Join(out, "\n")
 	}
@@ -52,6 +42,29 @@ func (m *Model) View() string {
 	}
 	out = append(out, footer...)
 	return strings.Join(out, "\n")
+}
+
+// header is the head of the current item.
+func (m *Model) header(c Conflict) []string {
+	if c.Stale {
+		return m.staleHeader(c)
+	}
+	var out []string
+	head := m.th.Title.Render(fmt.Sprintf("Conflict %d of %d", m.q.Pos()+1, m.q.Len())) +
+		m.th.Warn.Render(fmt.Sprintf(" · similarity %.2f", c.Similarity))
+	counts := fmt.Sprintf("oldest first · %d resolved · %d skipped", m.q.Resolved(), m.q.Skipped())
+	if m.busy {
+		counts = "saving… · " + counts
+	}
+	if gap := m.w - render.Width(head) - render.Width(counts); gap >= 2 {
+		head += strings.Repeat(" ", gap) + m.th.Muted.Render(counts)
+	}
+	out = append(out, render.Truncate(head, m.w))
+	out = append(out, render.Truncate(m.th.Text.Render("reason: ")+m.th.Warn.Render(c.Reason), m.w))
+	out = append(out, m.th.Muted.Render(render.Truncate(fmt.Sprintf("opened %s · conflict %s · %d memories", m.when(c.CreatedAt), short(c.ID), len(c.Sides)), m.w)))
+	out = append(out, m.th.Rule.Render(strings.Repeat("─", m.w)))
+
+	return out
 }
 
 func (m *Model) empty() string {
@@ -79,6 +92,9 @@ func (m *Model) sides(c Conflict) []string {
 			body = strings.Split(rendered[i], "\n")
 		}
 		blocks[i] = m.sideBlock(i, s, w, body)
+	}
+	if c.Stale {
+		return append(blocks[0], m.anchorLines(c)...)
 	}
 	if w < m.w {
 		return render.HJoin(m.th.Rule.Render(" │ "), []int{w, w}, blocks[0], blocks[1])

@@ -37,6 +37,9 @@ type Memory struct {
 	Content   string
 	CreatedAt time.Time
 	Score     float64 // the briefing's decayed score
+	// Anchors name the code the memory is about, each "name state" (current,
+	// changed, removed, renamed).
+	Anchors []string
 }
 
 // Nugget is a project-wide key/value fact.
@@ -391,6 +394,9 @@ func (m *Model) layout() {
 			st.Render(render.Pad(mem.Status, 9)),
 			th.Muted.Render(meta)))
 		wrap("      ", mem.Content, th.Text.Render)
+		if len(mem.Anchors) > 0 {
+			wrap("      ", "anchors: "+strings.Join(mem.Anchors, ", "), th.Muted.Render)
+		}
 	}
 	m.lines = out
 	m.scrollBy(0)
