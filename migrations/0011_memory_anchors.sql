@@ -1,4 +1,4 @@
--- 0010_memory_anchors: memories anchored to code (issue 17). A memory that names a
+-- 0011_memory_anchors: memories anchored to code (issue 17). A memory that names a
 -- definition or a file of its repository gets an anchor per name: the symbol's
 -- path, qualified name and content hash when the memory was written (or last
 -- confirmed). An index run that changes, removes or renames an anchored
