@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -212,22 +213,39 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 	}
 }
 
-// newMCPServer builds the server over the repositories. The first one's memory
-// tools are served from the local cache when one is configured, pulled up to
-// date before the first call; the others' use the core (one cache client per
-// cache file).
+// newMCPServer builds the server over the repositories. Each one's memory tools
+// are served from its project's local cache when one is configured (one file per
+// database and project: cacheFile), pulled up to date before the first call;
+// without a cache, from the core.
 func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder, repos []mcpserver.Repo, o mcpOptions,
 	logger *slog.Logger) (*mcpserver.Server, func(), error) {
+	if g.cache != "" && g.cache != "off" && len(repos) > 1 {
+		// A cache file belongs to one project (memcache refuses another's): a
+		// shared one would mix the repositories' memories.
+		return nil, nil, usagef("--cache %s is one project's memory cache, and %d repositories are served: leave --cache out "+
+			"(each repository then has its own file under the user cache directory) or give --cache off", g.cache, len(repos))
+	}
+	repos = slices.Clone(repos)
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range slices.Backward(stops) {
+			stop()
+		}
+	}
+	for i, r := range repos {
+		cl, stop, err := memoryClient(ctx, g, r.Root, db, r.ID, emb, os.Stderr)
+		if err != nil {
+			stopAll()
+			return nil, nil, err
+		}
+		stops = append(stops, stop)
+		if cl != nil {
+			repos[i].Memory = cl
+		}
+	}
 	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
 		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger}
-	cl, stopCache, err := memoryClient(ctx, g, repos[0].Root, db, repos[0].ID, emb, os.Stderr)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cl != nil {
-		cfg.Memory = cl
-	}
-	return mcpserver.New(cfg), stopCache, nil
+	return mcpserver.New(cfg), stopAll, nil
 }
 
 // mcpVersion is the module version the binary was built from, "dev" in a checkout.

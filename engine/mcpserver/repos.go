@@ -20,6 +20,10 @@ type Repo struct {
 	// Name is how tools and results name it; "" = the root's base name (made
 	// unique among the allowlist by prefixing parent directories).
 	Name string
+	// Memory serves this repository's memory tools; nil = the core's memory
+	// store of the repository. spelunk mcp gives each repository's local edge
+	// cache here (engine/memcache.Client, one per project) when one is configured.
+	Memory MemoryStore
 }
 
 // binding is one allowed repository with the engine handles that serve it.

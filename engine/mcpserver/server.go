@@ -57,9 +57,8 @@ type Config struct {
 	// Logger receives recovered panics and server activity; nil = discard.
 	Logger *slog.Logger
 	// Memory serves the memory tools of the first repository (RepoID, else
-	// Repos[0]); nil = the core's memory store. spelunk mcp gives the local edge
-	// cache here (engine/memcache.Client) when one is configured. The other
-	// repositories' memory tools use the core's store.
+	// Repos[0]) unless its Repo.Memory is set; nil = the core's memory store.
+	// Each of Repos has its own Repo.Memory.
 	Memory MemoryStore
 }
 
@@ -101,15 +100,15 @@ func New(cfg Config) *Server {
 	s := &Server{cfg: cfg}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "spelunk", Title: "spelunk code search and agent memory", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
-	repos := cfg.Repos
+	repos := append([]Repo(nil), cfg.Repos...)
 	if cfg.Root != "" || len(repos) == 0 {
 		repos = append([]Repo{{ID: cfg.RepoID, Root: cfg.Root}}, repos...)
 	}
+	if repos[0].Memory == nil {
+		repos[0].Memory = cfg.Memory
+	}
 	for _, r := range uniqueNames(repos) {
 		s.repos = append(s.repos, s.bind(r))
-	}
-	if cfg.Memory != nil && cfg.DB != nil {
-		s.repos[0].mem = cfg.Memory
 	}
 	s.register(cfg.Groups)
 	return s
@@ -126,7 +125,10 @@ func (s *Server) bind(r Repo) *binding {
 		emb = s.cfg.Embedder
 	}
 	b.search = search.New(s.cfg.DB, r.ID, emb)
-	b.mem = s.memoryStore(r.ID)
+	b.mem = r.Memory
+	if b.mem == nil {
+		b.mem = s.memoryStore(r.ID)
+	}
 	b.fresh = fresh.New(s.cfg.DB, r.ID, r.Root, fresh.Options{})
 	return b
 }
