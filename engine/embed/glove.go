@@ -151,10 +151,12 @@ func (g *GloVe) Source() string { return g.source }
 // Words returns the vocabulary size.
 func (g *GloVe) Words() int { return len(g.words) }
 
-// WordVector returns a copy of the unit GloVe vector of word (a lower-case
-// token as produced by [Tokenize]) and whether GloVe knows it. It serves soft
-// term matching (per-query-word similarity), which a single text vector
-// cannot express.
+// WordVector returns the unit GloVe vector of word (a lower-case token as
+// produced by [Tokenize]) and whether GloVe knows it. The slice is shared and
+// must not be written to (its capacity ends at its length, so an append copies).
+// It serves soft term matching (per-query-word similarity), which a single text
+// vector cannot express; soft matching looks up every word of a hundred
+// candidates a query, and a copy of each was garbage for every search.
 func (g *GloVe) WordVector(word string) ([]float32, bool) {
 	id, ok := g.index[word]
 	switch {
@@ -163,7 +165,8 @@ func (g *GloVe) WordVector(word string) ([]float32, bool) {
 	case id < 0:
 		id = ^id
 	}
-	return slices.Clone(g.vector(int(id))), true
+	v := g.vector(int(id))
+	return v[:len(v):len(v)], true
 }
 
 // Embed returns one unit vector per text. It fails only when ctx is done.
