@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -16,8 +15,6 @@ import (
 	"testing"
 	"time"
 )
-
-var update = flag.Bool("update", false, "rewrite the synthetic fixture in testdata/embed")
 
 const (
 	fixtureTGZ   = "../../testdata/embed/wink-mini.tgz"
