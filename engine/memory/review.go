@@ -116,15 +116,11 @@ func (s *Store) Confirm(ctx context.Context, ref, actor, reason string) (Memory,
 	}
 	var out Memory
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		id, err := s.resolveMemory(ctx, tx, ref)
+		m, err := s.lockOne(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
-		ms, err := s.lockMemories(ctx, tx, []string{id})
-		if err != nil {
-			return err
-		}
-		m := ms[0]
+		id := m.ID
 		if m.Status == StatusSuperseded || m.Status == StatusInvalidated {
 			return fmt.Errorf("memory %s is %s; only a live memory is confirmed: %w", id, m.Status, ErrNotLive)
 		}
@@ -187,25 +183,23 @@ func (s *Store) Edit(ctx context.Context, ref, actor, text string) (Added, error
 	}
 	var out Added
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		id, err := s.resolveMemory(ctx, tx, ref)
+		m, err := s.lockOne(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
-		old, err := s.lockMemories(ctx, tx, []string{id})
-		if err != nil {
-			return err
-		}
-		if st := old[0].Status; st == StatusSuperseded || st == StatusInvalidated {
+		id := m.ID
+		if st := m.Status; st == StatusSuperseded || st == StatusInvalidated {
 			return fmt.Errorf("memory %s is %s; only a live memory is edited: %w", id, st, ErrNotLive)
 		}
-		if out, err = s.add(ctx, tx, NewMemory{Kind: old[0].Kind, Author: actor, Text: text, Parents: []string{id}}, vec, model); err != nil {
+		if out, err = s.add(ctx, tx, NewMemory{Kind: m.Kind, Author: actor, Text: text, Parents: []string{id}}, vec, model); err != nil {
 			return err
 		}
 		if slices.Contains(out.Corrected, id) {
 			return nil // the new text contradicted the old: the correction superseded it already
 		}
 		// The conflict check may have changed the old memory's status (DISPUTED).
-		if old, err = s.lockMemories(ctx, tx, []string{id}); err != nil {
+		old, err := s.lockMemories(ctx, tx, []string{id})
+		if err != nil {
 			return err
 		}
 		return s.apply(ctx, tx, transition{id: id, from: old[0].Status, to: StatusSuperseded, action: ActionSupersede,

@@ -49,6 +49,20 @@ func (s *Store) lockMemories(ctx context.Context, q querier, ids []string) ([]Me
 	return ms, nil
 }
 
+// lockOne resolves ref (an id or a unique prefix) and loads that memory locked
+// for update.
+func (s *Store) lockOne(ctx context.Context, tx pgx.Tx, ref string) (Memory, error) {
+	id, err := s.resolveMemory(ctx, tx, ref)
+	if err != nil {
+		return Memory{}, err
+	}
+	ms, err := s.lockMemories(ctx, tx, []string{id})
+	if err != nil {
+		return Memory{}, err
+	}
+	return ms[0], nil
+}
+
 // Supersede marks old as replaced by new. Both are ids or unique prefixes; new must
 // be live, old must not be superseded already (ErrAlreadySuperseded) nor
 // invalidated.
@@ -110,22 +124,18 @@ func (s *Store) Invalidate(ctx context.Context, ref, actor, reason string) (Memo
 	}
 	var out Memory
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		id, err := s.resolveMemory(ctx, tx, ref)
+		m, err := s.lockOne(ctx, tx, ref)
 		if err != nil {
 			return err
 		}
-		ms, err := s.lockMemories(ctx, tx, []string{id})
-		if err != nil {
-			return err
+		if m.Status == StatusInvalidated {
+			return fmt.Errorf("memory %s was invalidated at %s (%s): %w", m.ID, m.TombstonedAt, m.TombstoneReason, ErrAlreadyInvalidated)
 		}
-		if ms[0].Status == StatusInvalidated {
-			return fmt.Errorf("memory %s was invalidated at %s (%s): %w", id, ms[0].TombstonedAt, ms[0].TombstoneReason, ErrAlreadyInvalidated)
-		}
-		if err := s.apply(ctx, tx, transition{id: id, from: ms[0].Status, to: StatusInvalidated, action: ActionInvalidate,
+		if err := s.apply(ctx, tx, transition{id: m.ID, from: m.Status, to: StatusInvalidated, action: ActionInvalidate,
 			actor: actor, reason: reason}); err != nil {
 			return err
 		}
-		out, err = s.get(ctx, tx, id)
+		out, err = s.get(ctx, tx, m.ID)
 		return err
 	})
 	if err != nil {
