@@ -3,6 +3,7 @@ package pg_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,20 +28,19 @@ wait
 // parent is 0700: as root the server runs as postgres).
 func clusterRoot(t *testing.T) string { return pgtest.ClusterDir(t) }
 
-// TestHelperInterruptedStart is the spelunk process the next test kills: it starts a
-// cluster whose initdb freezes half-way.
-func TestHelperInterruptedStart(t *testing.T) {
-	dir := os.Getenv("SPELUNK_TEST_INTERRUPTED_DIR")
-	if dir == "" {
-		t.Skip("run by TestStartRecoversFromKilledCreation")
-	}
+// interruptedStartChild is the spelunk process TestStartRecoversFromKilledCreation
+// kills (TestMain runs it in the re-executed test binary): it starts a cluster
+// whose initdb freezes half-way.
+func interruptedStartChild(dir string) {
 	c, err := pg.NewCluster(dir)
 	if err != nil {
-		t.Fatal(err)
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	c.BinDir = os.Getenv("SPELUNK_TEST_WRAPPER_BIN")
 	c.Throwaway = true
-	t.Fatal(c.Start(context.Background())) // never returns: killed while initdb is frozen
+	fmt.Fprintln(os.Stderr, c.Start(context.Background())) // never returns: killed while initdb is frozen
+	os.Exit(1)
 }
 
 // TestStartRecoversFromKilledCreation kills a spelunk process while its initdb is
@@ -59,7 +59,7 @@ func TestStartRecoversFromKilledCreation(t *testing.T) {
 	data := filepath.Join(root, "pg")
 	t.Cleanup(func() { _ = pg.KillProcessesIn(data + ".creating"); _ = pg.KillProcessesIn(data) })
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperInterruptedStart$")
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "SPELUNK_TEST_INTERRUPTED_DIR="+data,
 		"SPELUNK_TEST_WRAPPER_BIN="+wrapperBin, "SPELUNK_REAL_INITDB="+filepath.Join(realBin, "initdb"))
 	if err := cmd.Start(); err != nil {

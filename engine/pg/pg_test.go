@@ -16,7 +16,13 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
-func TestMain(m *testing.M) { pgtest.Main(m) }
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("SPELUNK_TEST_INTERRUPTED_DIR"); dir != "" {
+		interruptedStartChild(dir)
+		return
+	}
+	pgtest.Main(m)
+}
 
 func TestMigrationsAreNumberedWithoutGaps(t *testing.T) {
 	ms, err := pg.Migrations()
