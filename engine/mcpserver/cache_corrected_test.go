@@ -2,17 +2,12 @@ package mcpserver_test
 
 import (
 	"context"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/mcpserver"
-	"github.com/spelunkhq/spelunk/engine/memcache"
 	"github.com/spelunkhq/spelunk/engine/memory"
-	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // TestRememberFromCacheReportsCorrections: remember served through the edge
@@ -21,30 +16,9 @@ import (
 // says the write is queued and lists the cached parents the local check finds
 // corrected, which the core supersedes once the queue drains.
 func TestRememberFromCacheReportsCorrections(t *testing.T) {
-	c := ownCluster(t)
 	ctx := context.Background()
-	db, err := pg.Open(ctx, pg.Options{URL: c.URL("spelunk")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	root := t.TempDir()
-	repo, err := db.EnsureRepository(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := embed.NewHashing(0)
-	core := memcache.Core{DB: db, Store: memory.New(db, repo.ID, memory.Options{Embedder: emb})}
-	cache, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "cache.db"), Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cache.Close() })
-	cl := memcache.NewClient(cache, &core)
-	stop := cl.Start(ctx, 10*time.Second, 50*time.Millisecond)
-	t.Cleanup(stop)
-	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: pg.DefaultTenant, Embedder: emb, Memory: cl})
-	cs := connect(t, srv)
+	env := serveFromCache(t, nil)
+	c, core, cache, cs := env.cluster, env.core, env.cache, env.cs
 
 	// Core up: the answer is the core's.
 	p1 := call[mcpserver.RememberOut](t, cs, "remember", map[string]any{"text": "The API server listens on port 8080."})
@@ -72,17 +46,7 @@ func TestRememberFromCacheReportsCorrections(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err := cache.Status(ctx)
-		if err == nil && st.Queued == 0 && st.LastError == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue not drained: %+v, %v", st, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitDrained(t, cache)
 	if m, err := core.Store.Get(ctx, r1.ID); err != nil || m.Status != memory.StatusSuperseded || m.SupersededBy != r2.ID {
 		t.Fatalf("core parent after sync = %+v, %v; want SUPERSEDED by %s, as the queued answer said", m, err, r2.ID)
 	}

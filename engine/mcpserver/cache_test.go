@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/mcpserver"
 	"github.com/spelunkhq/spelunk/engine/memcache"
@@ -18,34 +20,16 @@ import (
 // writes queued); once the core is back the background loop drains the queue
 // into it.
 func TestMemoryToolsServedFromCache(t *testing.T) {
-	c := ownCluster(t)
 	ctx := context.Background()
-	db, err := pg.Open(ctx, pg.Options{URL: c.URL("spelunk")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	root := t.TempDir()
-	repo, err := db.EnsureRepository(ctx, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	emb := embed.NewHashing(0)
-	core := memcache.Core{DB: db, Store: memory.New(db, repo.ID, memory.Options{Embedder: emb})}
-	seeded, err := core.Store.Add(ctx, memory.NewMemory{Kind: memory.KindFact, Author: "agent:seed", Text: "The staging database is db-stage-2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "cache.db"), Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cache.Close() })
-	cl := memcache.NewClient(cache, &core)
-	stop := cl.Start(ctx, 10*time.Second, 50*time.Millisecond)
-	t.Cleanup(stop)
-	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: pg.DefaultTenant, Embedder: emb, Memory: cl})
-	cs := connect(t, srv)
+	var seeded memory.Added
+	env := serveFromCache(t, func(core *memcache.Core) {
+		var err error
+		seeded, err = core.Store.Add(ctx, memory.NewMemory{Kind: memory.KindFact, Author: "agent:seed", Text: "The staging database is db-stage-2"})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	c, core, cache, cs := env.cluster, env.core, env.cache, env.cs
 
 	// Pulled before serving: the core's memory is in the first briefing.
 	b := call[mcpserver.BriefingOut](t, cs, "briefing", map[string]any{})
@@ -86,17 +70,7 @@ func TestMemoryToolsServedFromCache(t *testing.T) {
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		st, err = cache.Status(ctx)
-		if err == nil && st.Queued == 0 && st.LastError == "" {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("queue not drained by the background loop: %+v, %v", st, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitDrained(t, cache)
 	for id, want := range map[string]memory.Status{seeded.Memory.ID: memory.StatusInvalidated, r1.ID: memory.StatusSuperseded} {
 		m, err := core.Store.Get(ctx, id)
 		if err != nil || m.Status != want {
@@ -110,5 +84,63 @@ func TestMemoryToolsServedFromCache(t *testing.T) {
 	}
 	if n, err := core.Store.Nugget(ctx, "deploy.cmd"); err != nil || n.Value != "make deploy" {
 		t.Errorf("core nugget = %+v, %v", n, err)
+	}
+}
+
+// cacheEnv is an MCP server whose memory tools run on a local edge cache over
+// a core of its own cluster (stoppable), with the cache's background loop on.
+type cacheEnv struct {
+	cluster *pg.Cluster
+	core    *memcache.Core
+	cache   *memcache.Cache
+	cs      *mcp.ClientSession
+}
+
+// serveFromCache builds a cacheEnv; seed (may be nil) writes to the core before
+// the cache's first pull.
+func serveFromCache(t *testing.T, seed func(core *memcache.Core)) cacheEnv {
+	t.Helper()
+	c := ownCluster(t)
+	ctx := context.Background()
+	db, err := pg.Open(ctx, pg.Options{URL: c.URL("spelunk")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	root := t.TempDir()
+	repo, err := db.EnsureRepository(ctx, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	emb := embed.NewHashing(0)
+	core := &memcache.Core{DB: db, Store: memory.New(db, repo.ID, memory.Options{Embedder: emb})}
+	if seed != nil {
+		seed(core)
+	}
+	cache, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "cache.db"), Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cache.Close() })
+	cl := memcache.NewClient(cache, core)
+	stop := cl.Start(ctx, 10*time.Second, 50*time.Millisecond)
+	t.Cleanup(stop)
+	srv := mcpserver.New(mcpserver.Config{DB: db, Root: root, RepoID: repo.ID, Tenant: pg.DefaultTenant, Embedder: emb, Memory: cl})
+	return cacheEnv{cluster: c, core: core, cache: cache, cs: connect(t, srv)}
+}
+
+// waitDrained waits until the background loop has pushed the cache's queue.
+func waitDrained(t *testing.T, cache *memcache.Cache) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		st, err := cache.Status(context.Background())
+		if err == nil && st.Queued == 0 && st.LastError == "" {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("queue not drained by the background loop: %+v, %v", st, err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
