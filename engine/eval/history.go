@@ -67,6 +67,8 @@ type HistoryOutcome struct {
 	GoldFiles       []string       `json:"gold_files"`
 	GoldDefinitions []string       `json:"gold_definitions,omitempty"` // path:qualified_name
 	Ranks           map[string]int `json:"ranks"`
+	// Top is each config's first files, so a miss shows what ranked instead.
+	Top map[string][]string `json:"top"`
 }
 
 // HistoryReport is a whole history benchmark.
@@ -409,13 +411,17 @@ type historyScore struct {
 	fn        [2]bool // @5, @10
 	fnScored  bool
 	firstRank int // first gold file, 1-based; 0 = not in the top 10
+	top       []string
 	dur       time.Duration
 }
 
 var fileKs = [4]int{1, 3, 5, 10}
 
+// historyTopFiles is how many of each config's files a per-query outcome lists.
+const historyTopFiles = 3
+
 func scoreHistory(got retrieved, gold []string, defs []defKey) historyScore {
-	s := historyScore{dur: got.dur}
+	s := historyScore{dur: got.dur, top: got.files[:min(historyTopFiles, len(got.files))]}
 	for i, k := range fileKs {
 		s.file[i] = strictHit(got.files, gold, k)
 	}
@@ -506,12 +512,13 @@ func (s querySample) outcome(configs []string) HistoryOutcome {
 	if r := []rune(q); len(r) > 80 {
 		q = string(r[:80])
 	}
-	o := HistoryOutcome{ID: s.commit.SHA, Query: q, GoldFiles: s.gold, Ranks: map[string]int{}}
+	o := HistoryOutcome{ID: s.commit.SHA, Query: q, GoldFiles: s.gold, Ranks: map[string]int{}, Top: map[string][]string{}}
 	for _, d := range s.defs {
 		o.GoldDefinitions = append(o.GoldDefinitions, d.path+":"+d.name)
 	}
 	for _, cfg := range configs {
 		o.Ranks[cfg] = s.scores[cfg].firstRank
+		o.Top[cfg] = s.scores[cfg].top
 	}
 	return o
 }
