@@ -168,7 +168,15 @@ func (r *run) load(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	if len(r.opts.Paths) > 0 {
+		return nil // a run over a few paths (a save, index_file) adds too few vectors to matter
+	}
+	need, err := ix.db.NeedsRepoVectorIndex(ctx, r.w.repoID, model)
+	if err != nil || !need {
+		return err
+	}
+	r.prog.phase("building the repository's vector index")
+	return ix.db.BuildRepoVectorIndex(ctx, r.w.repoID, model)
 }
 
 // resolve refreshes statistics and links the graph's edges after the load.

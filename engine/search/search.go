@@ -352,8 +352,9 @@ func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
 // repository embedded with the model, and for a repository holding a small
 // part of it the walk visits mostly other repositories' vectors before it has
 // enough of this one's (136 ms for hono's 4.4k of 176k vectors; 52 ms against
-// 30 ms exact for prometheus's 17k).
-const denseExactMax = 20000
+// 30 ms exact for prometheus's 17k). A repository past it has an HNSW index of
+// its own (pg.BuildRepoVectorIndex), which the planner prefers to the shared one.
+const denseExactMax = pg.RepoVectorIndexMin
 
 // denseExact reports whether the dense channel should scan the repository's
 // vectors exactly: it is small, and less than half of the model's index.

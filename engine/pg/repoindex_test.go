@@ -1,0 +1,112 @@
+package pg_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestRepoVectorIndexServesItsRepository builds a repository's own HNSW index
+// once it holds enough vectors, and checks that the dense channel's query shape
+// (the repository as a parameter, as pgx sends it) is planned on it, while a
+// small repository beside it is not given one.
+func TestRepoVectorIndexServesItsRepository(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	m := pg.Model{Name: "test-model-repoidx", Dims: 4}
+	if err := db.RegisterModel(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	// Loaded as a first index run loads: without the shared index, built after.
+	if deferred, err := db.DeferModelIndex(ctx, m); err != nil || !deferred {
+		t.Fatalf("defer the shared index: %v (err %v)", deferred, err)
+	}
+	big := seedVectors(t, db, "big", pg.RepoVectorIndexMin)
+	small := seedVectors(t, db, "small", 50)
+	if err := db.BuildModelIndex(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		repo int64
+		want bool
+	}{{big, true}, {small, false}} {
+		need, err := db.NeedsRepoVectorIndex(ctx, tc.repo, m)
+		if err != nil || need != tc.want {
+			t.Fatalf("repository %d needs its own index: %v (err %v), want %v", tc.repo, need, err, tc.want)
+		}
+	}
+	for range 2 { // a second build finds the index and does nothing
+		if err := db.BuildRepoVectorIndex(ctx, big, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if need, err := db.NeedsRepoVectorIndex(ctx, big, m); err != nil || need {
+		t.Fatalf("after the build the repository still needs an index: %v (err %v)", need, err)
+	}
+
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	// A tiny table's sequential scan would win on cost; the plan's choice of
+	// index, not its cost, is what this checks.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	rows, err := tx.Query(ctx, `EXPLAIN SELECT e.symbol_id FROM symbol_embeddings e
+		WHERE e.model = 'test-model-repoidx' AND e.repository_id = $1
+		ORDER BY (e.embedding::vector(4)) <=> '[1,0,0,0]' LIMIT 10`, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if name := pg.RepoVectorIndexName(m, big); !strings.Contains(plan.String(), name) {
+		t.Fatalf("the dense query of the big repository is not planned on %s:\n%s", name, plan.String())
+	}
+}
+
+// seedVectors inserts a repository with n symbols, each with a vector of the
+// test model, and returns its id.
+func seedVectors(t *testing.T, db *pg.DB, name string, n int) int64 {
+	t.Helper()
+	ctx := context.Background()
+	var repo int64
+	err := db.Pool.QueryRow(ctx, `INSERT INTO repositories (name, root) VALUES ($1, '/'||$1) RETURNING id`, name).Scan(&repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range []string{
+		`INSERT INTO files (repository_id, id, path, revision, status) VALUES ($1, 1, 'a.go', 'r', 'indexed')`,
+		`INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
+			start_byte, end_byte, content, content_hash, revision)
+			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, 'function', g, g, 0, 1, 'x', 'h'||g, 'r'
+			FROM generate_series(1, $2::int) g`,
+		`INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
+			SELECT $1, g, 'test-model-repoidx', 'h'||g, ('['||sin(g)||','||cos(g)||','||sin(2*g)||','||cos(3*g)||']')::vector
+			FROM generate_series(1, $2::int) g`,
+	} {
+		args := []any{repo}
+		if strings.Contains(stmt, "$2") {
+			args = append(args, n)
+		}
+		if _, err := db.Pool.Exec(ctx, stmt, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return repo
+}
