@@ -64,6 +64,10 @@ func (r *run) execute(ctx context.Context) error {
 	if r.emb.unavailable != nil {
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
 	}
+	changed := len(r.todo) + len(r.deleted)
+	if err := r.ix.db.UpdateRepoStats(ctx, r.w.repoID, changed, r.stored, r.opts.Full || r.interrupted); err != nil {
+		return err
+	}
 	// On the lock's own session: if that session died, the lock went with it and
 	// another run may be writing, so this run must not mark the index fresh.
 	if err := r.w.finishRun(ctx, r.lock.conn, r.repo.Head, r.repo.Branch, r.opts.WorkingTree, len(r.opts.Paths) > 0, r.ix.emb.Name()); err != nil {

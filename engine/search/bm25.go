@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"time"
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
@@ -34,10 +33,11 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	n, avgdl, err := s.corpusStats(ctx)
+	st, err := s.repoStats(ctx)
 	if err != nil {
 		return nil, err
 	}
+	n, avgdl := st.Docs, st.AvgLength
 	if n == 0 {
 		return nil, nil
 	}
@@ -94,25 +94,3 @@ const bm25SQL = `
 	GROUP BY p.symbol_id
 	ORDER BY score DESC, p.symbol_id
 	LIMIT $9`
-
-// corpusStats returns the number of chunks with postings and their average
-// weighted length, cached for a minute.
-func (s *Searcher) corpusStats(ctx context.Context) (int, float64, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.statsAt.IsZero() && time.Since(s.statsAt) < time.Minute {
-		return s.statsN, s.statsAvgDL, nil
-	}
-	var n int
-	var avg float64
-	err := s.db.Pool.QueryRow(ctx, `SELECT count(*), coalesce(avg(doc_length), 0) FROM symbols
-		WHERE repository_id = $1 AND kind NOT IN ('part', 'field')`, s.repoID).Scan(&n, &avg)
-	if err != nil {
-		return 0, 0, fmt.Errorf("corpus statistics: %w", err)
-	}
-	if avg <= 0 {
-		avg = 1
-	}
-	s.statsN, s.statsAvgDL, s.statsAt = n, avg, time.Now()
-	return n, avg, nil
-}

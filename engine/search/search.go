@@ -30,11 +30,8 @@ type Searcher struct {
 	emb    Embedder // nil: no dense channel
 
 	mu         sync.Mutex
-	chunks     int // cached chunk count, for term statistics
-	chunksAt   time.Time
 	indexModel string
-	statsN     int
-	statsAvgDL float64
+	stats      pg.RepoStats // cached for a minute (repoStats)
 	statsAt    time.Time
 	// indexedRows is the model's HNSW index size (denseExact), read at indexedAt.
 	indexedRows float64
@@ -330,20 +327,30 @@ func (s *Searcher) denseUsable(ctx context.Context) error {
 	return nil
 }
 
+// chunkCount is the repository's chunk count, for term statistics and the
+// choice of dense scan.
 func (s *Searcher) chunkCount(ctx context.Context) (int, error) {
+	st, err := s.repoStats(ctx)
+	return st.Chunks, err
+}
+
+// repoStats returns the repository's statistics (stored by its index runs),
+// read once a minute.
+func (s *Searcher) repoStats(ctx context.Context) (pg.RepoStats, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if time.Since(s.chunksAt) < time.Minute && s.chunksAt != (time.Time{}) {
-		return s.chunks, nil
+	if !s.statsAt.IsZero() && time.Since(s.statsAt) < time.Minute {
+		return s.stats, nil
 	}
-	// The planner's estimate is enough to decide what is "common" and costs nothing.
-	var n float64
-	err := s.db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = $1 AND kind <> 'field'`, s.repoID).Scan(&n)
+	st, err := s.db.ReadRepoStats(ctx, s.repoID)
 	if err != nil {
-		return 0, fmt.Errorf("count chunks: %w", err)
+		return pg.RepoStats{}, err
 	}
-	s.chunks, s.chunksAt = int(n), time.Now()
-	return s.chunks, nil
+	if st.AvgLength <= 0 {
+		st.AvgLength = 1
+	}
+	s.stats, s.statsAt = st, time.Now()
+	return st, nil
 }
 
 // denseExactMax is the most chunks a repository may have for the dense channel
