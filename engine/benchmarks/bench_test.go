@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/graph"
@@ -279,6 +280,16 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, names[i%len(names)], search.Options{Channels: []search.Channel{search.Symbol}})
 			return err
 		})
+		// Eight searches at once (issue 13: p95 within twice one search's):
+		// every latency of eight goroutines, 25 searches each, the same mix.
+		measureConcurrent(b, "hybrid_x8", 8, 25, func(i int) error {
+			q := questions[i%len(questions)]
+			if i%2 == 1 {
+				q = names[i%len(names)]
+			}
+			_, err := s.Search(ctx, q, search.Options{})
+			return err
+		})
 		measureMCP(b, db.URL, root, questions, names)
 		ids := sampleIDs(b, db, sum.RepositoryID, 50)
 		measure("graph2hop", 200, func(i int) error {
@@ -286,6 +297,31 @@ func BenchmarkSearch50k(b *testing.B) {
 			return err
 		})
 	}
+}
+
+// measureConcurrent runs workers goroutines of n calls each at once and reports
+// the p50 and p95 of all their latencies.
+func measureConcurrent(b *testing.B, name string, workers, n int, f func(i int) error) {
+	durs := make([]time.Duration, workers*n)
+	var g errgroup.Group
+	for w := range workers {
+		g.Go(func() error {
+			for i := range n {
+				t := time.Now()
+				if err := f(w*n + i); err != nil {
+					return err
+				}
+				durs[w*n+i] = time.Since(t)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		b.Fatalf("%s: %v", name, err)
+	}
+	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+	b.ReportMetric(ms(durs[len(durs)/2]), name+"_p50_ms")
+	b.ReportMetric(ms(durs[len(durs)*95/100]), name+"_p95_ms")
 }
 
 // issueTexts builds n issue-like texts of about 5 kB from the corpus itself:
