@@ -37,38 +37,43 @@ func softRerank(wv wordVectors, p plan, pool []hit, texts map[int64]string) []hi
 	if p.long && len(qwords) > softLongWords {
 		qwords = qwords[:softLongWords] // a long input's words come most frequent first
 	}
-	cache := map[string][]float32{}
-	vec := func(w string) []float32 {
-		v, ok := cache[w]
-		if !ok {
-			v, _ = wv.WordVector(w)
-			cache[w] = v
-		}
-		return v
-	}
 	qvecs := make([][]float32, len(qwords))
 	for i, w := range qwords {
-		qvecs[i] = vec(w)
+		qvecs[i], _ = wv.WordVector(w)
+	}
+	// Each distinct word of the pool is compared with the query words once: a
+	// pool's texts share most of their words (names, "returns", "value").
+	sims := map[string][]float64{}
+	simsOf := func(dw string) []float64 {
+		if v, ok := sims[dw]; ok {
+			return v
+		}
+		v := make([]float64, len(qwords))
+		dv, _ := wv.WordVector(dw)
+		for qi, qw := range qwords {
+			switch {
+			case qw == dw:
+				v[qi] = 1
+			case qvecs[qi] != nil && dv != nil:
+				v[qi] = cosine(qvecs[qi], dv)
+			}
+		}
+		sims[dw] = v
+		return v
 	}
 	out := make([]hit, len(pool))
+	seen := map[string]bool{}
+	best := make([]float64, len(qwords))
 	for i, h := range pool {
-		seen := map[string]bool{}
-		best := make([]float64, len(qwords))
+		clear(seen)
+		clear(best)
 		for _, dw := range embed.Tokenize(texts[h.id]) {
 			if seen[dw] || embed.IsStopWord(dw) {
 				continue
 			}
 			seen[dw] = true
-			dv := vec(dw)
-			for qi, qw := range qwords {
-				switch {
-				case qw == dw:
-					best[qi] = 1
-				case qvecs[qi] != nil && dv != nil:
-					if c := cosine(qvecs[qi], dv); c > best[qi] {
-						best[qi] = c
-					}
-				}
+			for qi, c := range simsOf(dw) {
+				best[qi] = max(best[qi], c)
 			}
 		}
 		soft := 0.0
