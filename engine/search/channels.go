@@ -414,6 +414,12 @@ const graphFrontier = 20
 // at two hops (from the best graphFrontier first-hop neighbours), times the
 // anchor's weight (1 for the best anchor, decreasing). Anchors themselves are not
 // returned.
+//
+// Unlike the other channels' statements it is prepared once per connection and
+// left to PostgreSQL's plan cache, which after five executions keeps a generic
+// plan: planning its six scans of the edges took 1.1 to 3 ms a query (5 under
+// load), the generic plan 0.03, and it runs as fast, since the anchors come from
+// an array either way and no partial index depends on a parameter.
 func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, error) {
 	if len(anchors) == 0 {
 		return nil, nil
@@ -434,7 +440,7 @@ func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, er
 		)
 		SELECT id, max(w) AS score FROM (SELECT * FROM hop1 UNION ALL SELECT * FROM hop2) n
 		WHERE id IS NOT NULL AND id <> ALL ($2)
-		GROUP BY id ORDER BY score DESC, id LIMIT $3`, s.repoID, anchors, channelDepth, graphFrontier)
+		GROUP BY id ORDER BY score DESC, id LIMIT $3`, pgx.QueryExecModeCacheStatement, s.repoID, anchors, channelDepth, graphFrontier)
 	if err != nil {
 		return nil, fmt.Errorf("graph channel: %w", err)
 	}
