@@ -124,6 +124,9 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
+			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) {
+				continue
+			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
 				polarWords(ca, cb), polarWords(cb, ca), describe(ca, cb, shared))}
 		}

@@ -62,6 +62,7 @@ var pairSets = []pairSet{
 	// 0.727 when first frozen, 0.970 / 0.727 after the second round of issue 17.
 	// The floor guards against regressions and was not tuned towards.
 	{"pairs_heldout2", "test", 0.95, 0.72},
+	{"pairs_dev2", "", 0, 0},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {

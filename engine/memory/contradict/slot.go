@@ -63,7 +63,7 @@ func ownRun(p, o phrase) (run, bool) {
 			continue
 		}
 		if o.keys[t.key] {
-			if start >= 0 && end < i {
+			if start >= 0 && end < 0 {
 				end = i
 			}
 			if start < 0 {

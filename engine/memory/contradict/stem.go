@@ -26,7 +26,12 @@ func stem(w string) string {
 	}
 	// A noun in -ation names the act of its verb in -ate: pagination/paginate,
 	// validation/validates, migration/migrated.
-	if strings.HasSuffix(w, "ation") && len(w) > 7 {
+	// The same for -isation/-ization and the verb in -ise/-ize: anonymisation /
+	// anonymised.
+	switch {
+	case (strings.HasSuffix(w, "isation") || strings.HasSuffix(w, "ization")) && len(w) > 9:
+		w = w[:len(w)-5] + "e"
+	case strings.HasSuffix(w, "ation") && len(w) > 7:
 		w = w[:len(w)-5] + "ate"
 	}
 	// Plurals and third person.
@@ -56,6 +61,10 @@ func stem(w string) string {
 	}
 	if strings.HasSuffix(w, "e") && len(w) > 2 {
 		w = w[:len(w)-1]
+	}
+	// British and American spellings compare equal: anonymise / anonymize.
+	if strings.HasSuffix(w, "iz") && len(w) > 4 {
+		w = w[:len(w)-1] + "s"
 	}
 	return w
 }

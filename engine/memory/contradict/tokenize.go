@@ -212,7 +212,9 @@ func word(surface, lower string, start bool) token {
 	switch {
 	case negatorSet[lower], absenceSet[lower]:
 		t.neg = true
-	case stopSet[lower]:
+	case stopSet[lower] && !acronym(surface):
+		// An acronym is a name, not the stop word it spells: "the US region",
+		// "GET requests".
 		t.stop = true
 	}
 	t.key, t.flip = canonical(lower)
@@ -235,6 +237,19 @@ func canonical(lower string) (string, bool) {
 		}
 	}
 	return s, flip
+}
+
+// acronym: two or more letters, all capitals.
+func acronym(w string) bool {
+	if len(w) < 2 {
+		return false
+	}
+	for _, r := range w {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // nameShaped reports whether a word as written looks like a proper name or an
