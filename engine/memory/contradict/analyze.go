@@ -31,6 +31,7 @@ type statement struct {
 	clauses []clause
 	words   map[string]bool              // content word keys of the whole statement
 	values  map[string]map[string]string // value type -> key -> as written
+	bounds  map[string]bound             // value key -> the bound it is given as ("at least 30 days")
 	shaped  map[string]bool              // word keys written like names somewhere
 	toks    []token                      // all word and value tokens
 }
@@ -41,6 +42,7 @@ func analyze(s Statement) statement {
 		words:  map[string]bool{},
 		values: map[string]map[string]string{},
 		shaped: map[string]bool{},
+		bounds: map[string]bound{},
 	}
 	var raw []token
 	flush := func() {
@@ -76,6 +78,9 @@ func (st *statement) clause(raw []token) (clause, bool) {
 				st.values[t.vtype] = map[string]string{}
 			}
 			st.values[t.vtype][t.key] = t.surface
+			if b := boundBefore(raw, i); b != noBound {
+				st.bounds[t.key] = b
+			}
 			c.content[t.key] = true
 			c.toks = append(c.toks, t)
 			st.toks = append(st.toks, t)

@@ -167,7 +167,7 @@ func values(a, b statement) Result {
 	sort.Strings(types)
 	for _, t := range types {
 		va, vb := a.values[t], b.values[t]
-		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
+		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
 		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
@@ -248,7 +248,7 @@ func substituted(x, y []token) Result {
 		return Result{}
 	}
 	cue := only.cue.lower
-	if !cueSet[cue] {
+	if !cueSet[cue] || hasBound(only.a...) || hasBound(only.b...) || refines(only.a, only.b) || refines(only.b, only.a) {
 		return Result{}
 	}
 	for _, side := range [][]token{only.a, only.b} {

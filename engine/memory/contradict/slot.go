@@ -30,7 +30,7 @@ func slotChoice(a, b statement) Result {
 	}
 	ra, oka := ownRun(pa, pb)
 	rb, okb := ownRun(pb, pa)
-	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) {
+	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
 	if !sameSlot(ra, rb) {
@@ -50,6 +50,10 @@ type run struct {
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
 	verb *token
 }
+
+// bounded: the run gives a range ("within a day", "at most 100"), which admits
+// the other side's filler rather than replacing it.
+func (r run) bounded() bool { return hasBound(r.anchor) || hasBound(r.toks...) }
 
 // ownRun returns the one contiguous run of p's content that o lacks. It fails
 // when p has no such content, more than one run, a run longer than
@@ -94,7 +98,32 @@ func ownRun(p, o phrase) (run, bool) {
 	}
 	r.anchor = p.toks[start-1]
 	r.splitVerb(p.toks, start, end)
+	if r.verb != nil {
+		start += 2
+	}
+	if spansPreposition(p.toks[start:end]) {
+		return run{}, false
+	}
 	return r, true
+}
+
+// prepositions between two words of a run make it two slots: an object and its
+// complement ("prints errors to stderr" vs "prints results to stdout").
+var prepositions = setOf([]string{"to", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "via", "over", "through"})
+
+func spansPreposition(ts []token) bool {
+	content, prep := false, false
+	for _, t := range ts {
+		switch {
+		case isContent(t) && prep:
+			return true
+		case isContent(t):
+			content = true
+		case content && t.kind == tWord && prepositions[t.lower]:
+			prep = true
+		}
+	}
+	return false
 }
 
 // splitVerb moves a passive verb that opens the run into r.verb when a preposition
