@@ -32,7 +32,10 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {
 		return Result{}
 	}
-	plainA, plainB := withoutNames(a.words, names), withoutNames(b.words, names)
+	// What differs is the filler: the names and the words of their noun phrase
+	// ("OAuth 2 bearer tokens" vs "HMAC-signed requests"). Names both sides give
+	// are the subject ("Terraform state ... Terraform Cloud").
+	plainA, plainB := minus(minus(a.words, keys(na)), sa.filler), minus(minus(b.words, keys(nb)), sb.filler)
 	delete(plainA, sa.verb)
 	delete(plainB, sb.verb)
 	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
@@ -58,6 +61,9 @@ func namedOnly(s, other statement, names map[string]bool) map[string]string {
 // ("built" in "built with Docusaurus"; "" when the cue is the verb: "uses Bazel").
 type slot struct {
 	cue, verb string
+	// filler: the content keys of the noun phrase after the cue, up to the next
+	// stop word ("OAuth 2 bearer tokens" in "with OAuth 2 bearer tokens for ...").
+	filler map[string]bool
 }
 
 // cueSlot finds the first of the names that follows a choice cue, possibly
@@ -69,6 +75,7 @@ func cueSlot(s statement, only map[string]string) (slot, bool) {
 				continue
 			}
 			if sl, ok := cueBefore(c.toks, i); ok {
+				sl.filler = nounPhrase(c.toks, i)
 				return sl, true
 			}
 		}
@@ -94,12 +101,15 @@ func cueBefore(toks []token, i int) (slot, bool) {
 	return slot{}, false
 }
 
-func withoutNames(set, names map[string]bool) map[string]bool {
+// nounPhrase returns the keys of the run of content words and values from toks[i]
+// to the next stop word or negator.
+func nounPhrase(toks []token, i int) map[string]bool {
 	out := map[string]bool{}
-	for k := range set {
-		if !names[k] {
-			out[k] = true
+	for ; i < len(toks) && isContent(toks[i]) && !toks[i].neg; i++ {
+		if toks[i].kind == tWord && cueSet[toks[i].lower] {
+			break
 		}
+		out[toks[i].key] = true
 	}
 	return out
 }
