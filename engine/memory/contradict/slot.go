@@ -46,6 +46,10 @@ type run struct {
 	toks   []token
 	anchor token
 	last   bool
+	// head is the shared content word right after the run when it ends the
+	// statement: the run qualifies it ("use ARM64 machines" vs "are x86-64
+	// machines").
+	head token
 	// verb is the word that takes the filler after a preposition, when the run
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
 	verb *token
@@ -87,6 +91,8 @@ func ownRun(p, o phrase) (run, bool) {
 	}
 	if end < 0 {
 		end, r.last = len(p.toks), true
+	} else if !hasContent(p.toks[end+1:]) {
+		r.head = p.toks[end]
 	}
 	for _, t := range p.toks[start:end] {
 		if isContent(t) {
@@ -108,19 +114,21 @@ func ownRun(p, o phrase) (run, bool) {
 }
 
 // prepositions between two words of a run make it two slots: an object and its
-// complement ("prints errors to stderr" vs "prints results to stdout").
+// complement ("prints errors to stderr" vs "prints results to stdout"). A verb
+// marker inside it does too: a qualifier of the subject and a value ("for
+// enterprise customers is 1000").
 var prepositions = setOf([]string{"to", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "via", "over", "through"})
 
 func spansPreposition(ts []token) bool {
-	content, prep := false, false
+	content, split := false, false
 	for _, t := range ts {
 		switch {
-		case isContent(t) && prep:
+		case isContent(t) && split:
 			return true
 		case isContent(t):
 			content = true
-		case content && t.kind == tWord && prepositions[t.lower]:
-			prep = true
+		case content && t.kind == tWord && (prepositions[t.lower] || verbMarker(t)):
+			split = true
 		}
 	}
 	return false
@@ -160,6 +168,10 @@ func sameSlot(x, y run) bool {
 	}
 	switch {
 	case x.anchor.key == y.anchor.key:
+		return true
+	case !x.last && !y.last && x.head.kind == tWord && x.head.key == y.head.key:
+		// Two qualifiers of one head noun in the predicate, with nothing else
+		// different: "two-space indentation" vs "tab indentation".
 		return true
 	case cueSet[x.anchor.lower] && cueSet[y.anchor.lower] && !isCopula(x.anchor.lower) && !isCopula(y.anchor.lower):
 		return true
