@@ -40,8 +40,30 @@ var (
 	reAddress  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9.\-]*):(\d{2,5})\b`)
 	reVersion  = regexp.MustCompile(`^[vV]?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]*[0-9A-Za-z])?`)
 	reNumber   = regexp.MustCompile(`^\d+(?:,\d{3})*(?:\.\d+)?`)
-	reWord     = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*(?:'[A-Za-z]+)?`)
 )
+
+// matchWord returns the word at the start of s: a letter, then letters, digits
+// and underscores, and an apostrophe suffix ("isn't", "user's"); "" when s does
+// not start with a letter. (A regexp did this at a tenth of the speed.)
+func matchWord(s string) string {
+	if s == "" || !isLetter(s[0]) {
+		return ""
+	}
+	i := 1
+	for i < len(s) && (isLetter(s[i]) || s[i] >= '0' && s[i] <= '9' || s[i] == '_') {
+		i++
+	}
+	if i+1 < len(s) && s[i] == '\'' && isLetter(s[i+1]) {
+		j := i + 2
+		for j < len(s) && isLetter(s[j]) {
+			j++
+		}
+		return s[:j]
+	}
+	return s[:i]
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // maxTokenBytes is the longest value or word recognised as one token.
 const maxTokenBytes = 256
@@ -52,10 +74,15 @@ const breakRunes = ";,.:!?()[]{}—–"
 // sentenceRunes end a sentence (the next word's capital says nothing about names).
 const sentenceRunes = ";.:!?"
 
+// quoteReplacer folds typographic apostrophes and drops quotes (built once: a
+// Replacer is costly to make and safe to share).
+var quoteReplacer = strings.NewReplacer("’", "'", "‘", "'", "`", " ", "\"", " ", "“", " ", "”", " ")
+
 // tokenize splits text into words, values and clause boundaries.
 func tokenize(text string) []token {
-	text = strings.NewReplacer("’", "'", "‘", "'", "`", " ", "\"", " ", "“", " ", "”", " ").Replace(text)
-	var toks []token
+	text = quoteReplacer.Replace(text)
+	// About one token per five bytes of prose: sized once, not grown.
+	toks := make([]token, 0, len(text)/5+4)
 	start := true
 	for i := 0; i < len(text); {
 		rest := text[i:]
@@ -81,7 +108,7 @@ func tokenize(text string) []token {
 			i += n
 			continue
 		}
-		if m := reWord.FindString(window); m != "" {
+		if m := matchWord(window); m != "" {
 			toks = append(toks, words(m, start)...)
 			start = false
 			i += len(m)
@@ -286,7 +313,7 @@ func nameShaped(w string, start bool) bool {
 // "one day". "one" and "single" count only before a content word ("the system
 // one" is a pronoun).
 func spellNumbers(toks []token) []token {
-	out := toks[:0:0]
+	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		n, ok := numberWords[t.lower]
