@@ -51,11 +51,34 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 	if err := validateNew(in); err != nil {
 		return Added{}, fmt.Errorf("add memory: %w", err)
 	}
+	// The anchors read the index, not the memories: looked up before the
+	// transaction, they hold no lock. (A replay, given its id, is looked up
+	// first: one already stored is returned as it is, whatever its anchors.)
+	var anchors *resolvedAnchors
+	if in.ID == "" {
+		var err error
+		if anchors, err = s.lookupAnchors(ctx, s.db.Pool, in); err != nil {
+			return Added{}, fmt.Errorf("add memory: %w", err)
+		}
+	}
 	vec, model, err := s.embedOne(ctx, in.Text)
 	if err != nil {
 		return Added{}, fmt.Errorf("add memory: %w", err)
 	}
 	var out Added
+	if in.ID == "" && len(in.Parents) == 0 {
+		// Nothing to read under the lock before the row: the lock goes in the
+		// row's round trip.
+		err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+			var err error
+			out, err = s.addRow(ctx, tx, in, vec, model, anchors, true)
+			return err
+		})
+		if err != nil {
+			return Added{}, fmt.Errorf("add memory: %w", err)
+		}
+		return out, nil
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if in.ID != "" {
 			m, err := s.get(ctx, tx, in.ID)
@@ -68,7 +91,7 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 			}
 		}
 		var err error
-		out, err = s.add(ctx, tx, in, vec, model)
+		out, err = s.addRow(ctx, tx, in, vec, model, anchors, false)
 		return err
 	})
 	if err != nil {

@@ -30,8 +30,31 @@ type newRow struct {
 	pins    []pin
 }
 
-// prepareRow resolves what the row refers to: its parents and its anchors.
-func (s *Store) prepareRow(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (newRow, error) {
+// resolvedAnchors are a new memory's anchors, resolved before its transaction
+// (Add looks them up on the pool: they read the index, not the memories, and
+// need no lock).
+type resolvedAnchors struct{ pins []pin }
+
+// lookupAnchors resolves the anchors of in on q: none and no round trip when its
+// text names nothing code-like and none were given.
+func (s *Store) lookupAnchors(ctx context.Context, q querier, in NewMemory) (*resolvedAnchors, error) {
+	refs, err := anchorRefs(in)
+	if err != nil || len(refs) == 0 {
+		return &resolvedAnchors{}, err
+	}
+	pins, err := s.resolveAnchors(ctx, q, refs)
+	if err != nil {
+		return nil, err
+	}
+	if len(pins) > MaxAnchors {
+		return nil, fmt.Errorf("the memory names %d definitions; the limit is %d: %w", len(pins), MaxAnchors, ErrTooLarge)
+	}
+	return &resolvedAnchors{pins: pins}, nil
+}
+
+// prepareRow resolves what the row refers to: its parents, and its anchors
+// unless given.
+func (s *Store) prepareRow(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string, anchors *resolvedAnchors) (newRow, error) {
 	r := newRow{in: in, id: in.ID, vec: vec, model: model, status: StatusActive, parents: make([]string, 0, len(in.Parents))}
 	for _, ref := range in.Parents {
 		id, err := s.resolveMemory(ctx, tx, ref)
@@ -40,18 +63,13 @@ func (s *Store) prepareRow(ctx context.Context, tx pgx.Tx, in NewMemory, vec []f
 		}
 		r.parents = appendNew(r.parents, id)
 	}
-	refs, err := anchorRefs(in)
-	if err != nil {
-		return newRow{}, err
-	}
-	if len(refs) > 0 {
-		if r.pins, err = s.resolveAnchors(ctx, tx, refs); err != nil {
+	if anchors == nil {
+		var err error
+		if anchors, err = s.lookupAnchors(ctx, tx, in); err != nil {
 			return newRow{}, err
 		}
-		if len(r.pins) > MaxAnchors {
-			return newRow{}, fmt.Errorf("the memory names %d definitions; the limit is %d: %w", len(r.pins), MaxAnchors, ErrTooLarge)
-		}
 	}
+	r.pins = anchors.pins
 	if vec == nil {
 		r.status = StatusPendingEmbedding
 	}
@@ -110,7 +128,7 @@ func (r newRow) read(br pgx.BatchResults) (Memory, error) {
 // PENDING_EMBEDDING), the "add" event and its anchors, without checking for
 // conflicts.
 func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Memory, error) {
-	r, err := s.prepareRow(ctx, tx, in, vec, model)
+	r, err := s.prepareRow(ctx, tx, in, vec, model, nil)
 	if err != nil {
 		return Memory{}, err
 	}
@@ -124,11 +142,22 @@ func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float
 // add inserts the memory (in the caller's locked transaction), its embedding,
 // audit event and anchors, then checks it for conflicts.
 func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Added, error) {
-	r, err := s.prepareRow(ctx, tx, in, vec, model)
+	return s.addRow(ctx, tx, in, vec, model, nil, false)
+}
+
+// addRow is add with the anchors resolved beforehand (nil: resolve them here),
+// taking the project's lock first in the batch that inserts the row when lock
+// is set (the caller's transaction does not hold it yet: the lock and the row
+// then cost one round trip, not two).
+func (s *Store) addRow(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string, anchors *resolvedAnchors, lock bool) (Added, error) {
+	r, err := s.prepareRow(ctx, tx, in, vec, model, anchors)
 	if err != nil {
 		return Added{}, err
 	}
 	b := &pgx.Batch{}
+	if lock {
+		b.Queue(lockSQL, s.project)
+	}
 	r.queue(s, b)
 	if vec != nil {
 		iterative, err := s.iterativeScan(ctx, tx)
@@ -138,6 +167,11 @@ func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32,
 		b.Queue(candidatesSQL(model, len(vec), iterative), s.project, pgvector.NewVector(vec), s.Threshold(), r.id, r.parents, contentHash(in.Text))
 	}
 	br := tx.SendBatch(ctx, b)
+	if lock {
+		if _, err := br.Exec(); err != nil {
+			return Added{}, closeBatch(br, fmt.Errorf("lock project: %w", err), "add")
+		}
+	}
 	m, cands, err := readAdd(br, r)
 	if err = closeBatch(br, err, "add"); err != nil {
 		return Added{}, err
