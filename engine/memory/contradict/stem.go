@@ -14,12 +14,21 @@ var irregular = map[string]string{
 	"been": "be", "am": "be",
 }
 
+// verbPrefixes are the prefixes an irregular verb keeps its forms under.
+var verbPrefixes = []string{"re", "un", "over", "mis", "pre"}
+
 // stem reduces a lower-case English word to a crude stem so that inflections of one
 // word compare equal (retries/retried/retry, merging/merge, disabled/disable). It
 // only has to be consistent, not linguistically right.
 func stem(w string) string {
 	if b, ok := irregular[w]; ok {
 		return b
+	}
+	// A prefixed irregular form stems like its base: rebuilt / rebuild, rewritten.
+	for _, p := range verbPrefixes {
+		if b, ok := irregular[strings.TrimPrefix(w, p)]; ok && strings.HasPrefix(w, p) && len(w) > len(p)+3 {
+			return p + b
+		}
 	}
 	if len(w) <= 2 {
 		return w

@@ -309,6 +309,27 @@ func nameShaped(w string, start bool) bool {
 	return false
 }
 
+// articleQuantity reads "a day", "an hour" at toks[i] as one unit of a duration
+// ("kept for a month" is "kept for 30 days"), unless a frequency counts it
+// ("once a day", "twice per week") or a noun follows ("a second replica").
+func articleQuantity(toks []token, i int) (token, bool) {
+	t := toks[i]
+	if t.kind != tWord || (t.lower != "a" && t.lower != "an") || i+1 >= len(toks) || toks[i+1].kind != tWord {
+		return token{}, false
+	}
+	if i > 0 && repeatWords[toks[i-1].lower] > 0 {
+		return token{}, false
+	}
+	if i+2 < len(toks) && toks[i+2].kind == tWord && !toks[i+2].stop {
+		return token{}, false
+	}
+	unit := toks[i+1]
+	if u, ok := unitScale[unit.lower]; !ok || u.vtype != "duration" || len(unit.lower) < 3 {
+		return token{}, false
+	}
+	return quantity(t.surface+" "+unit.surface, "1", unit.lower)
+}
+
 // spellNumbers turns spelled-out numbers into values: "two approving reviews",
 // "one day". "one" and "single" count only before a content word ("the system
 // one" is a pronoun).
@@ -316,6 +337,11 @@ func spellNumbers(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if q, ok := articleQuantity(toks, i); ok {
+			out = append(out, q)
+			i++
+			continue
+		}
 		n, ok := numberWords[t.lower]
 		if t.kind != tWord || !ok {
 			out = append(out, t)
