@@ -46,9 +46,10 @@ type run struct {
 	toks   []token
 	anchor token
 	last   bool
-	// head is the shared content word right after the run when it ends the
-	// statement: the run qualifies it ("use ARM64 machines" vs "are x86-64
-	// machines").
+	// head is the statement's last content word, after the run (all shared, as
+	// the run is the only content of its own): the run qualifies it ("use ARM64
+	// machines" vs "are x86-64 machines", "the main branch" vs "a dedicated
+	// release branch").
 	head token
 	// verb is the word that takes the filler after a preposition, when the run
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
@@ -91,8 +92,8 @@ func ownRun(p, o phrase) (run, bool) {
 	}
 	if end < 0 {
 		end, r.last = len(p.toks), true
-	} else if !hasContent(p.toks[end+1:]) {
-		r.head = p.toks[end]
+	} else {
+		r.head = lastContent(p.toks[end:])
 	}
 	for _, t := range p.toks[start:end] {
 		if isContent(t) {
@@ -200,6 +201,15 @@ func inPredicate(after []token, o phrase) bool {
 		}
 	}
 	return verbless(after)
+}
+
+func lastContent(ts []token) token {
+	for i := len(ts) - 1; i >= 0; i-- {
+		if isContent(ts[i]) {
+			return ts[i]
+		}
+	}
+	return token{}
 }
 
 func hasMarks(s statement) bool {
