@@ -24,7 +24,26 @@ func slotChoice(a, b statement) Result {
 	if a.event || b.event || hasMarks(a) || hasMarks(b) || additive(a) || additive(b) {
 		return Result{}
 	}
-	pa, pb := a.phrase(), b.phrase()
+	if r := slotPhrases(a.phrase(), b.phrase()); r.Contradicts {
+		return r
+	}
+	// A statement of several clauses may clash in one of them only ("Logs go
+	// to Loki, which keeps them 30 days" vs "Logs go to Datadog").
+	if len(a.clauses) == 1 && len(b.clauses) == 1 {
+		return Result{}
+	}
+	for _, ca := range a.clauses {
+		for _, cb := range b.clauses {
+			if r := slotPhrases(ca.phrase(), cb.phrase()); r.Contradicts {
+				return r
+			}
+		}
+	}
+	return Result{}
+}
+
+// slotPhrases is slotChoice on two phrases: statements or clauses.
+func slotPhrases(pa, pb phrase) Result {
 	if len(intersect(pa.keys, pb.keys)) < 2 {
 		return Result{}
 	}

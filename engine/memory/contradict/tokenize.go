@@ -37,6 +37,7 @@ var (
 	rePercent  = regexp.MustCompile(`^(\d+(?:\.\d+)?)\s*%`)
 	rePath     = regexp.MustCompile(`^[~.]*/?[A-Za-z0-9_.\-]+(?:/[A-Za-z0-9_.\-]*)+|^/[A-Za-z0-9_.\-]+`)
 	reFile     = regexp.MustCompile(`^[A-Za-z0-9_\-]+(?:\.[A-Za-z0-9_\-]+)*\.(?:go|py|js|mjs|cjs|ts|tsx|jsx|rs|java|kt|rb|php|c|h|cc|cpp|hpp|cs|swift|yaml|yml|json|toml|ini|cfg|conf|md|sql|sh|txt|env|lock|mod|sum|proto|html|css|scss|xml|csv|tf)\b`)
+	reClock    = regexp.MustCompile(`^(?:[01]?\d|2[0-3]):[0-5]\d\b`) // a time of day: 02:00, 16:30
 	reAddress  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9.\-]*):(\d{2,5})\b`)
 	reVersion  = regexp.MustCompile(`^[vV]?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]*[0-9A-Za-z])?`)
 	reNumber   = regexp.MustCompile(`^\d+(?:,\d{3})*(?:\.\d+)?`)
@@ -171,6 +172,9 @@ func matchValue(s string) (int, []token) {
 		}
 	}
 	if strings.Contains(first, ":") {
+		if m := reClock.FindString(s); m != "" && digit {
+			return len(m), []token{value(m, "time", strings.TrimPrefix(m, "0"))}
+		}
 		if m := reAddress.FindStringSubmatch(s); m != nil {
 			host := words(m[1], false)
 			return len(m[0]), append(host, value(m[2], "number", trimNumber(m[2])))

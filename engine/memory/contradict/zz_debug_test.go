@@ -23,3 +23,15 @@ func TestZZDebug(t *testing.T) {
 	}
 	t.Logf("%+v", Check(Statement{Text: a}, Statement{Text: b}))
 }
+
+func TestZZTune(t *testing.T) {
+	if os.Getenv("ZT") == "" {
+		t.Skip()
+	}
+	for _, p := range (pairSet{file: "pairs_heldout2", split: "tune"}).load(t) {
+		if p.Conflict {
+			r := Check(Statement{Text: p.A}, Statement{Text: p.B})
+			t.Logf("%s %v | %s | %s || %s", p.Category, r.Contradicts, p.A, p.B, r.Reason)
+		}
+	}
+}
