@@ -36,9 +36,23 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	// ("OAuth 2 bearer tokens" vs "HMAC-signed requests"). Names both sides give
 	// are the subject ("Terraform state ... Terraform Cloud").
 	plainA, plainB := minus(minus(a.words, keys(na)), sa.filler), minus(minus(b.words, keys(nb)), sb.filler)
-	delete(plainA, sa.verb)
-	delete(plainB, sb.verb)
-	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
+	// The verb that takes the name says how the slot is filled; a word the other
+	// side has too is not such a verb ("stores invoices in" vs "invoices live in").
+	if !plainB[sa.verb] {
+		delete(plainA, sa.verb)
+	}
+	if !plainA[sb.verb] {
+		delete(plainB, sb.verb)
+	}
+	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
+	// One shared word is enough when it is all either side says besides the
+	// name ("Logs are shipped to Elasticsearch" vs "Logs go to Loki").
+	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0) {
+		return Result{}
+	}
+	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
+	// stored on the CDN" vs "Images are stored in S3").
+	if leadsWith(a, minus(plainA, plainB), plainB) || leadsWith(b, minus(plainB, plainA), plainA) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
@@ -112,4 +126,19 @@ func nounPhrase(toks []token, i int) map[string]bool {
 		out[toks[i].key] = true
 	}
 	return out
+}
+
+// leadsWith reports whether one of extra comes in s before its first word of
+// shared.
+func leadsWith(s statement, extra, shared map[string]bool) bool {
+	for _, t := range s.toks {
+		switch {
+		case !isContent(t):
+		case shared[t.key]:
+			return false
+		case extra[t.key]:
+			return true
+		}
+	}
+	return false
 }

@@ -123,6 +123,12 @@ func ownRun(p, o phrase) (run, bool) {
 		return run{}, false
 	}
 	r.anchor = p.toks[start-1]
+	// A choice cue that opens the run is where the slot starts: "using argon2"
+	// fills the slot "with bcrypt" does.
+	if first := p.toks[start]; len(r.toks) > 1 && first.kind == tWord && cueSet[first.lower] && !isCopula(first.lower) {
+		r.anchor, r.toks = first, r.toks[1:]
+		start++
+	}
 	r.splitVerb(p.toks, start, end)
 	if r.verb != nil {
 		start += 2
