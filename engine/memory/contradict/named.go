@@ -38,10 +38,17 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	plainA, plainB := minus(minus(a.words, keys(na)), sa.filler), minus(minus(b.words, keys(nb)), sb.filler)
 	// The verb that takes the name says how the slot is filled; a word the other
 	// side has too is not such a verb ("stores invoices in" vs "invoices live in").
-	if !plainB[sa.verb] {
+	// The words before the cues are verbs when one is a participle ("shipped
+	// to" vs "go to") or the other side's is a word both share ("invoices live
+	// in" vs "stores invoices in"); otherwise they are two objects, two slots
+	// ("stores receipts in" vs "stores invoices in").
+	verbal := isParticiple(sa.verbWord) || isParticiple(sb.verbWord)
+	verbA := sa.verb != "" && !plainB[sa.verb] && (verbal || plainA[sb.verb])
+	verbB := sb.verb != "" && !plainA[sb.verb] && (verbal || plainB[sa.verb])
+	if verbA {
 		delete(plainA, sa.verb)
 	}
-	if !plainA[sb.verb] {
+	if verbB {
 		delete(plainB, sb.verb)
 	}
 	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
@@ -75,6 +82,7 @@ func namedOnly(s, other statement, names map[string]bool) map[string]string {
 // ("built" in "built with Docusaurus"; "" when the cue is the verb: "uses Bazel").
 type slot struct {
 	cue, verb string
+	verbWord  string // the verb as written, lower case
 	// filler: the content keys of the noun phrase after the cue, up to the next
 	// stop word ("OAuth 2 bearer tokens" in "with OAuth 2 bearer tokens for ...").
 	filler map[string]bool
@@ -103,7 +111,7 @@ func cueBefore(toks []token, i int) (slot, bool) {
 		if cueSet[p.lower] {
 			sl := slot{cue: p.lower}
 			if j > 0 && p.stop && toks[j-1].kind == tWord && !toks[j-1].stop && !toks[j-1].shaped {
-				sl.verb = toks[j-1].key
+				sl.verb, sl.verbWord = toks[j-1].key, toks[j-1].lower
 			}
 			return sl, true
 		}
