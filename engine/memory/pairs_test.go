@@ -111,6 +111,7 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 			// second, with the gates of DefaultThreshold); a regression floor, not
 			// a target.
 			{"pairs_heldout2", "test", def, 0.95, 0.72},
+			{"pairs_dev2", "", def, 0, 0},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
 			{"pairs", "", 0.85, 0, 0},
