@@ -50,6 +50,9 @@ func TestGeneralRules(t *testing.T) {
 		// Slots: a qualifier of one head noun, a cue opening the run, one clause.
 		{"qualifiers of one head noun", "The cluster runs on spot instances.", "The cluster runs on reserved instances.", KindChoice},
 		{"cue opens the run", "Tokens are signed with HS256.", "We sign tokens using RS256.", KindChoice},
+		// A post-modifier after the shared subject narrows it; a verb does not.
+		{"post-modifier narrows a labelled value", "A deploy requires one sign-off.", "A deploy of the billing service requires two sign-offs.", KindNone},
+		{"verb before a labelled value", "Timeouts return HTTP status 504.", "Timeouts come back as HTTP 502.", KindValue},
 		{"choice in one clause of several", "The scheduler stores jobs in Redis, and workers poll it.", "The scheduler stores jobs in PostgreSQL.", KindChoice},
 	}
 	for _, tt := range tests {

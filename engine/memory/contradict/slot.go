@@ -143,7 +143,7 @@ func ownRun(p, o phrase) (run, bool) {
 // complement ("prints errors to stderr" vs "prints results to stdout"). A verb
 // marker inside it does too: a qualifier of the subject and a value ("for
 // enterprise customers is 1000").
-var prepositions = setOf([]string{"to", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "via", "over", "through"})
+var prepositions = setOf([]string{"of", "to", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "via", "over", "through"})
 
 func spansPreposition(ts []token) bool {
 	content, split := false, false
