@@ -32,6 +32,7 @@ type statement struct {
 	words   map[string]bool              // content word keys of the whole statement
 	values  map[string]map[string]string // value type -> key -> as written
 	bounds  map[string]bound             // value key -> the bound it is given as ("at least 30 days")
+	ph      phrase                       // the statement as one phrase (phrase())
 	shaped  map[string]bool              // word keys written like names somewhere
 	toks    []token                      // all word and value tokens
 }
@@ -63,6 +64,7 @@ func analyze(s Statement) statement {
 		raw = append(raw, t)
 	}
 	flush()
+	st.ph = st.buildPhrase()
 	return st
 }
 

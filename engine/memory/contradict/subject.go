@@ -17,7 +17,15 @@ type phrase struct {
 
 func (c clause) phrase() phrase { return phrase{c.toks, c.content} }
 
+// phrase is the whole statement as a phrase, built once by analyze.
 func (s statement) phrase() phrase {
+	if s.ph.keys != nil {
+		return s.ph
+	}
+	return s.buildPhrase()
+}
+
+func (s statement) buildPhrase() phrase {
 	keys := make(map[string]bool, len(s.words))
 	for k := range s.words {
 		keys[k] = true
