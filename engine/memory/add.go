@@ -51,11 +51,34 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 	if err := validateNew(in); err != nil {
 		return Added{}, fmt.Errorf("add memory: %w", err)
 	}
+	// The anchors read the index, not the memories: looked up before the
+	// transaction, they hold no lock. (A replay, given its id, is looked up
+	// first: one already stored is returned as it is, whatever its anchors.)
+	var anchors *resolvedAnchors
+	if in.ID == "" {
+		var err error
+		if anchors, err = s.lookupAnchors(ctx, s.db.Pool, in); err != nil {
+			return Added{}, fmt.Errorf("add memory: %w", err)
+		}
+	}
 	vec, model, err := s.embedOne(ctx, in.Text)
 	if err != nil {
 		return Added{}, fmt.Errorf("add memory: %w", err)
 	}
 	var out Added
+	if in.ID == "" && len(in.Parents) == 0 {
+		// Nothing to read under the lock before the row: the lock goes in the
+		// row's round trip.
+		err = pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
+			var err error
+			out, err = s.addRow(ctx, tx, in, vec, model, anchors, true)
+			return err
+		})
+		if err != nil {
+			return Added{}, fmt.Errorf("add memory: %w", err)
+		}
+		return out, nil
+	}
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		if in.ID != "" {
 			m, err := s.get(ctx, tx, in.ID)
@@ -68,7 +91,7 @@ func (s *Store) Add(ctx context.Context, in NewMemory) (Added, error) {
 			}
 		}
 		var err error
-		out, err = s.add(ctx, tx, in, vec, model)
+		out, err = s.addRow(ctx, tx, in, vec, model, anchors, false)
 		return err
 	})
 	if err != nil {
@@ -161,78 +184,8 @@ func (s *Store) embed(ctx context.Context, texts []string) ([][]float32, string,
 	return vecs, model, nil
 }
 
-// add inserts the memory (in the caller's locked transaction), its embedding and
-// audit event, then checks it for conflicts.
-func (s *Store) add(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Added, error) {
-	m, err := s.insert(ctx, tx, in, vec, model)
-	if err != nil {
-		return Added{}, err
-	}
-	out := Added{Memory: m}
-	if vec == nil {
-		return out, nil
-	}
-	det, err := s.detect(ctx, tx, m, vec, model, in.Author)
-	if err != nil {
-		return Added{}, err
-	}
-	out.ConflictID, out.Corrected = det.conflictID, det.corrected
-	if det.conflictID != "" || len(det.corrected) > 0 {
-		if out.Memory, err = s.get(ctx, tx, m.ID); err != nil {
-			return Added{}, err
-		}
-		out.Memory.Anchors = m.Anchors
-	}
-	return out, nil
-}
-
-// insert stores a memory, its embedding (when vec is not nil; otherwise it is
-// PENDING_EMBEDDING) and the "add" event, without checking for conflicts.
-func (s *Store) insert(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float32, model string) (Memory, error) {
-	parents := make([]string, 0, len(in.Parents))
-	for _, ref := range in.Parents {
-		id, err := s.resolveMemory(ctx, tx, ref)
-		if err != nil {
-			return Memory{}, fmt.Errorf("parent: %w", err)
-		}
-		parents = appendNew(parents, id)
-	}
-	status := StatusActive
-	if vec == nil {
-		status = StatusPendingEmbedding
-	}
-	// created_at is the clock's, not the transaction's: the memories of one
-	// AddMany are ordered in time as they are in the batch, as if added one by one.
-	rows, err := tx.Query(ctx, `INSERT INTO memories AS m (repository_id, id, parent_ids, author, kind, content, content_hash, status, created_at)
-		VALUES ($1, coalesce(nullif($8, '')::uuid, gen_random_uuid()), $2::uuid[], $3, $4, $5, $6, $7, clock_timestamp())
-		RETURNING `+memoryColumns,
-		s.project, parents, in.Author, string(in.Kind), in.Text, contentHash(in.Text), string(status), in.ID)
-	if err != nil {
-		return Memory{}, fmt.Errorf("insert: %w", err)
-	}
-	m, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Memory])
-	if err != nil {
-		return Memory{}, fmt.Errorf("insert: %w", err)
-	}
-	if _, err := tx.Exec(ctx, eventSQL, s.project, m.ID, ActionAdd, "", string(status), in.Author, "", ""); err != nil {
-		return Memory{}, fmt.Errorf("audit: %w", err)
-	}
-	if vec != nil {
-		if err := s.storeEmbedding(ctx, tx, m.ID, model, vec); err != nil {
-			return Memory{}, err
-		}
-	}
-	if m.Anchors, err = s.pinAnchors(ctx, tx, m.ID, in); err != nil {
-		return Memory{}, err
-	}
-	return m, nil
-}
-
 func (s *Store) storeEmbedding(ctx context.Context, q querier, id, model string, vec []float32) error {
-	_, err := q.Exec(ctx, `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding)
-		VALUES ($1, $2::uuid, $3, $4)
-		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding`,
-		s.project, id, model, pgvector.NewVector(vec))
+	_, err := q.Exec(ctx, storeEmbeddingSQL, s.project, id, model, pgvector.NewVector(vec))
 	if err != nil {
 		return fmt.Errorf("store embedding: %w", err)
 	}

@@ -134,6 +134,20 @@ func normQualified(q string) string {
 // nothing, or to more than one definition, fails the write with the candidates;
 // a name found in the text that does not resolve uniquely is not an anchor.
 func (s *Store) pinAnchors(ctx context.Context, q querier, id string, in NewMemory) ([]Anchor, error) {
+	refs, err := anchorRefs(in)
+	if err != nil || len(refs) == 0 {
+		return nil, err
+	}
+	pins, err := s.resolveAnchors(ctx, q, refs)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordAnchors(ctx, q, id, pins)
+}
+
+// anchorRefs lists what a new memory names (mentionedAnchors) and the anchors it
+// was given; a text that names nothing code-like needs no lookup at all.
+func anchorRefs(in NewMemory) ([]anchorRef, error) {
 	refs := mentionedAnchors(in.Text)
 	for _, a := range in.Anchors {
 		r, ok := parseAnchorRef(a)
@@ -143,24 +157,18 @@ func (s *Store) pinAnchors(ctx context.Context, q querier, id string, in NewMemo
 		r.explicit = true
 		refs = append(refs, r)
 	}
-	if len(refs) == 0 {
-		return nil, nil
-	}
-	pins, err := s.resolveAnchors(ctx, q, refs)
-	if err != nil {
-		return nil, err
-	}
+	return refs, nil
+}
+
+// recordAnchors stores the resolved anchors of memory id.
+func (s *Store) recordAnchors(ctx context.Context, q querier, id string, pins []pin) ([]Anchor, error) {
 	if len(pins) > MaxAnchors {
 		return nil, fmt.Errorf("the memory names %d definitions; the limit is %d: %w", len(pins), MaxAnchors, ErrTooLarge)
 	}
 	if err := s.insertAnchors(ctx, q, id, pins); err != nil {
 		return nil, err
 	}
-	out := make([]Anchor, len(pins))
-	for i, p := range pins {
-		out[i] = p.Anchor
-	}
-	return out, nil
+	return anchorsOf(pins), nil
 }
 
 // pin is a resolved anchor with what it is pinned to.
@@ -175,20 +183,39 @@ func (s *Store) insertAnchors(ctx context.Context, q querier, id string, pins []
 	if len(pins) == 0 {
 		return nil
 	}
+	if _, err := q.Exec(ctx, insertAnchorsSQL, s.anchorArgs(id, pins)...); err != nil {
+		return fmt.Errorf("anchors of memory %s: %w", id, err)
+	}
+	return nil
+}
+
+// insertAnchorsSQL stores the anchors of one memory.
+//
+//	$1 project  $2 memory id  $3.. paths, names, kinds, hashes, contents, explicit
+const insertAnchorsSQL = `INSERT INTO memory_anchors (repository_id, memory_id, path, name, kind, content_hash, content, explicit)
+		SELECT $1, $2::uuid, a.path, a.name, a.kind, a.hash, a.content, a.explicit
+		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[]) AS a(path, name, kind, hash, content, explicit)
+		ON CONFLICT DO NOTHING`
+
+func (s *Store) anchorArgs(id string, pins []pin) []any {
 	var paths, names, kinds, hashes, contents []string
 	var explicit []bool
 	for _, p := range pins {
 		paths, names, kinds = append(paths, p.Path), append(names, p.Name), append(kinds, p.Kind)
 		hashes, contents, explicit = append(hashes, p.hash), append(contents, p.content), append(explicit, p.explicit)
 	}
-	_, err := q.Exec(ctx, `INSERT INTO memory_anchors (repository_id, memory_id, path, name, kind, content_hash, content, explicit)
-		SELECT $1, $2::uuid, a.path, a.name, a.kind, a.hash, a.content, a.explicit
-		FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bool[]) AS a(path, name, kind, hash, content, explicit)
-		ON CONFLICT DO NOTHING`, s.project, id, paths, names, kinds, hashes, contents, explicit)
-	if err != nil {
-		return fmt.Errorf("anchors of memory %s: %w", id, err)
+	return []any{s.project, id, paths, names, kinds, hashes, contents, explicit}
+}
+
+func anchorsOf(pins []pin) []Anchor {
+	if len(pins) == 0 {
+		return nil
 	}
-	return nil
+	out := make([]Anchor, len(pins))
+	for i, p := range pins {
+		out[i] = p.Anchor
+	}
+	return out
 }
 
 // pinRun pins the anchors of a run of memories AddMany inserted together.

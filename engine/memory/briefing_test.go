@@ -31,12 +31,18 @@ func (countingTracer) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEn
 // a tracer counting statements.
 func openCounted(t *testing.T, url string, n *atomic.Int64) *pg.DB {
 	t.Helper()
+	return openTraced(t, url, countingTracer{n})
+}
+
+// openTraced opens url as the application would, with tracer on its connections.
+func openTraced(t *testing.T, url string, tracer pgx.QueryTracer) *pg.DB {
+	t.Helper()
 	base := pgtest.OpenTenant(t, url, pg.DefaultTenant)
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.ConnConfig.Tracer = countingTracer{n}
+	cfg.ConnConfig.Tracer = tracer
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
 			return err

@@ -68,28 +68,35 @@ type contradiction struct {
 // locked transaction): parents it contradicts are superseded by it (a correction);
 // other live memories it contradicts are disputed with it in one conflict.
 func (s *Store) detect(ctx context.Context, tx pgx.Tx, m Memory, vec []float32, model, actor string) (detection, error) {
+	iterative, err := s.iterativeScan(ctx, tx)
+	if err != nil {
+		return detection{}, err
+	}
+	rows, err := tx.Query(ctx, candidatesSQL(model, len(vec), iterative), s.project, pgvector.NewVector(vec), s.Threshold(), m.ID, m.ParentIDs, contentHash(m.Content))
+	if err != nil {
+		return detection{}, fmt.Errorf("find conflict candidates: %w", err)
+	}
+	cands, err := pgx.CollectRows(rows, pgx.RowToStructByName[candidate])
+	if err != nil {
+		return detection{}, fmt.Errorf("find conflict candidates: %w", err)
+	}
+	return s.detectAmong(ctx, tx, m, cands, actor)
+}
+
+// detectAmong is detect on candidates already fetched (add fetches them in the
+// round trip that inserts m). The candidates exclude m's parents, so correcting
+// them first or last is the same.
+func (s *Store) detectAmong(ctx context.Context, tx pgx.Tx, m Memory, cands []candidate, actor string) (detection, error) {
 	var det detection
-	corrected, err := s.correctParents(ctx, tx, m, actor)
+	judge := newMemoJudge(s.judge) // m is analysed once for all its pairs
+	corrected, err := s.correctParents(ctx, tx, judge, m, actor)
 	if err != nil {
 		return det, err
 	}
 	det.corrected = corrected
-
-	iterative, err := s.iterativeScan(ctx, tx)
-	if err != nil {
-		return det, err
-	}
-	rows, err := tx.Query(ctx, candidatesSQL(model, len(vec), iterative), s.project, pgvector.NewVector(vec), s.Threshold(), m.ID, m.ParentIDs, contentHash(m.Content))
-	if err != nil {
-		return det, fmt.Errorf("find conflict candidates: %w", err)
-	}
-	cands, err := pgx.CollectRows(rows, pgx.RowToStructByName[candidate])
-	if err != nil {
-		return det, fmt.Errorf("find conflict candidates: %w", err)
-	}
 	var found []contradiction
 	for _, c := range cands {
-		v, err := s.judge.Judge(ctx, Claim{Kind: m.Kind, Text: m.Content}, Claim{Kind: c.Kind, Text: c.Content})
+		v, err := judge.Judge(ctx, Claim{Kind: m.Kind, Text: m.Content}, Claim{Kind: c.Kind, Text: c.Content})
 		if err != nil {
 			return det, fmt.Errorf("judge %s against %s: %w", m.ID, c.ID, err)
 		}
@@ -106,7 +113,7 @@ func (s *Store) detect(ctx context.Context, tx pgx.Tx, m Memory, vec []float32, 
 
 // correctParents supersedes the live parents that m contradicts: a new memory that
 // names its parent and says the opposite is a correction, not a dispute.
-func (s *Store) correctParents(ctx context.Context, tx pgx.Tx, m Memory, actor string) ([]string, error) {
+func (s *Store) correctParents(ctx context.Context, tx pgx.Tx, judge Judge, m Memory, actor string) ([]string, error) {
 	if len(m.ParentIDs) == 0 {
 		return nil, nil
 	}
@@ -119,7 +126,7 @@ func (s *Store) correctParents(ctx context.Context, tx pgx.Tx, m Memory, actor s
 		if p.Status != StatusActive && p.Status != StatusDisputed && p.Status != StatusNeedsReview {
 			continue
 		}
-		v, err := s.judge.Judge(ctx, Claim{Kind: m.Kind, Text: m.Content}, Claim{Kind: p.Kind, Text: p.Content})
+		v, err := judge.Judge(ctx, Claim{Kind: m.Kind, Text: m.Content}, Claim{Kind: p.Kind, Text: p.Content})
 		if err != nil {
 			return nil, fmt.Errorf("judge %s against parent %s: %w", m.ID, p.ID, err)
 		}
@@ -172,36 +179,31 @@ func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contra
 	members = appendNew(members, m.ID)
 	reason := describeFound(m, found, len(open) > 0 || len(found) > 1)
 
+	// The conflict's row and its members' disputes go in one round trip.
+	b := &pgx.Batch{}
 	var conflictID string
 	if len(open) == 0 {
-		err = tx.QueryRow(ctx, `INSERT INTO conflicts (repository_id, id, memory_ids, similarity, reason)
-			VALUES ($1, gen_random_uuid(), $2::uuid[], $3, $4) RETURNING id::text`,
-			s.project, members, best, reason).Scan(&conflictID)
-		if err != nil {
-			return "", fmt.Errorf("open conflict: %w", err)
-		}
+		conflictID = newID()
+		b.Queue(`INSERT INTO conflicts (repository_id, id, memory_ids, similarity, reason)
+			VALUES ($1, $5::uuid, $2::uuid[], $3, $4)`, s.project, members, best, reason, conflictID)
 	} else {
 		conflictID = open[0].ID
-		if _, err := tx.Exec(ctx, `UPDATE conflicts SET memory_ids = $3::uuid[], similarity = greatest(similarity, $4),
+		b.Queue(`UPDATE conflicts SET memory_ids = $3::uuid[], similarity = greatest(similarity, $4),
 			reason = reason || '; ' || $5 WHERE repository_id = $1 AND id = $2::uuid`,
-			s.project, conflictID, members, best, reason); err != nil {
-			return "", fmt.Errorf("extend conflict %s: %w", conflictID, err)
-		}
+			s.project, conflictID, members, best, reason)
 		if len(open) > 1 {
 			var absorbed []string
 			for _, c := range open[1:] {
 				absorbed = append(absorbed, c.ID)
 			}
-			if _, err := tx.Exec(ctx, `UPDATE conflicts SET status = 'resolved', resolution = 'merged:' || $3,
+			b.Queue(`UPDATE conflicts SET status = 'resolved', resolution = 'merged:' || $3,
 				resolver = $4, note = 'merged into conflict ' || $3, resolved_at = now()
-				WHERE repository_id = $1 AND id = ANY($2::uuid[])`, s.project, absorbed, conflictID, actor); err != nil {
-				return "", fmt.Errorf("merge conflicts into %s: %w", conflictID, err)
-			}
+				WHERE repository_id = $1 AND id = ANY($2::uuid[])`, s.project, absorbed, conflictID, actor)
 		}
 	}
-
-	if _, err := tx.Exec(ctx, disputeSQL, s.project, members, actor, disputeReasons(m.ID, ids, members), conflictID); err != nil {
-		return "", fmt.Errorf("dispute memories of conflict %s: %w", conflictID, err)
+	b.Queue(disputeSQL, s.project, members, actor, disputeReasons(m.ID, ids, members), conflictID)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return "", fmt.Errorf("open or extend conflict %s and dispute its memories: %w", conflictID, err)
 	}
 	return conflictID, nil
 }

@@ -35,7 +35,7 @@ func (j *memoJudge) Judge(ctx context.Context, a, b Claim) (Verdict, error) {
 func (j *memoJudge) analysis(c Claim) *contradict.Analysis {
 	an, ok := j.memo[c]
 	if !ok {
-		an = contradict.Analyze(claimStatement(c))
+		an = analyses.get(c)
 		j.memo[c] = an
 	}
 	return an

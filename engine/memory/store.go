@@ -133,16 +133,20 @@ func (s *Store) ensureModel(ctx context.Context, name string, dims int) error {
 // see each other.
 func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	return pgx.BeginFunc(ctx, s.db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('spelunk.memory', $1))`, s.project); err != nil {
+		if _, err := tx.Exec(ctx, lockSQL, s.project); err != nil {
 			return fmt.Errorf("lock project: %w", err)
 		}
 		return fn(tx)
 	})
 }
 
+// lockSQL takes the project's memory lock until the transaction ends ($1 project).
+const lockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('spelunk.memory', $1))`
+
 // querier is what both the pool and a transaction offer.
 type querier interface {
 	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
 }

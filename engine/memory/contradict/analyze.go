@@ -31,6 +31,8 @@ type statement struct {
 	clauses []clause
 	words   map[string]bool              // content word keys of the whole statement
 	values  map[string]map[string]string // value type -> key -> as written
+	bounds  map[string]bound             // value key -> the bound it is given as ("at least 30 days")
+	ph      phrase                       // the statement as one phrase (phrase())
 	shaped  map[string]bool              // word keys written like names somewhere
 	toks    []token                      // all word and value tokens
 }
@@ -41,6 +43,7 @@ func analyze(s Statement) statement {
 		words:  map[string]bool{},
 		values: map[string]map[string]string{},
 		shaped: map[string]bool{},
+		bounds: map[string]bound{},
 	}
 	var raw []token
 	flush := func() {
@@ -61,6 +64,7 @@ func analyze(s Statement) statement {
 		raw = append(raw, t)
 	}
 	flush()
+	st.ph = st.buildPhrase()
 	return st
 }
 
@@ -76,6 +80,9 @@ func (st *statement) clause(raw []token) (clause, bool) {
 				st.values[t.vtype] = map[string]string{}
 			}
 			st.values[t.vtype][t.key] = t.surface
+			if b := boundBefore(raw, i); b != noBound {
+				st.bounds[t.key] = b
+			}
 			c.content[t.key] = true
 			c.toks = append(c.toks, t)
 			st.toks = append(st.toks, t)

@@ -124,6 +124,9 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
+			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) {
+				continue
+			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
 				polarWords(ca, cb), polarWords(cb, ca), describe(ca, cb, shared))}
 		}
@@ -164,7 +167,7 @@ func values(a, b statement) Result {
 	sort.Strings(types)
 	for _, t := range types {
 		va, vb := a.values[t], b.values[t]
-		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 {
+		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
 		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
@@ -245,7 +248,7 @@ func substituted(x, y []token) Result {
 		return Result{}
 	}
 	cue := only.cue.lower
-	if !cueSet[cue] {
+	if !cueSet[cue] || hasBound(only.a...) || hasBound(only.b...) || refines(only.a, only.b) || refines(only.b, only.a) {
 		return Result{}
 	}
 	for _, side := range [][]token{only.a, only.b} {

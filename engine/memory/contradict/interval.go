@@ -30,12 +30,37 @@ var repeatWords = map[string]float64{"once": 1, "twice": 2}
 // everyWords introduce a period that repeats: "every week", "each night".
 var everyWords = map[string]bool{"every": true, "each": true}
 
-// intervals rewrites frequencies as interval values.
+// weekdays are values of the slot "which day": "changes on Mondays" vs "on
+// Fridays" differ like two ports. "every Sunday" is also a weekly interval.
+var weekdays = setOf([]string{"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"})
+
+// weekday reads toks[i] as a day value ("Mondays" is "monday").
+func weekday(toks []token, i int) (token, bool) {
+	if i >= len(toks) || toks[i].kind != tWord {
+		return token{}, false
+	}
+	name := strings.TrimSuffix(toks[i].lower, "s")
+	if !weekdays[name] {
+		return token{}, false
+	}
+	return value(toks[i].surface, "day", name), true
+}
+
+// intervals rewrites frequencies as interval values, and weekdays as day values.
 func intervals(toks []token) []token {
 	out := make([]token, 0, len(toks))
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
 		if t.kind == tWord {
+			if day, ok := weekday(toks, i+1); ok && everyWords[t.lower] {
+				out = append(out, interval(surfaceOf(toks[i:i+2]), periodWords["week"]), day)
+				i++
+				continue
+			}
+			if day, ok := weekday(toks, i); ok {
+				out = append(out, day)
+				continue
+			}
 			if sec, ok := frequencyAdverbs[t.lower]; ok {
 				out = append(out, interval(t.surface, sec))
 				continue

@@ -110,7 +110,6 @@ var scopeWords = []string{
 	"unit", "integration", "e2e", "smoke", "load",
 	"primary", "replica",
 	"internal", "external",
-	"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday",
 }
 
 // numberWords are spelled-out numbers read as values.

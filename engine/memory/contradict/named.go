@@ -32,10 +32,34 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {
 		return Result{}
 	}
-	plainA, plainB := withoutNames(a.words, names), withoutNames(b.words, names)
-	delete(plainA, sa.verb)
-	delete(plainB, sb.verb)
-	if len(intersect(plainA, plainB)) < 2 || (len(minus(plainA, plainB)) > 0 && len(minus(plainB, plainA)) > 0) {
+	// What differs is the filler: the names and the words of their noun phrase
+	// ("OAuth 2 bearer tokens" vs "HMAC-signed requests"). Names both sides give
+	// are the subject ("Terraform state ... Terraform Cloud").
+	plainA, plainB := minus(minus(a.words, keys(na)), sa.filler), minus(minus(b.words, keys(nb)), sb.filler)
+	// The verb that takes the name says how the slot is filled; a word the other
+	// side has too is not such a verb ("stores invoices in" vs "invoices live in").
+	// The words before the cues are verbs when one is a participle ("shipped
+	// to" vs "go to") or the other side's is a word both share ("invoices live
+	// in" vs "stores invoices in"); otherwise they are two objects, two slots
+	// ("stores receipts in" vs "stores invoices in").
+	verbal := isParticiple(sa.verbWord) || isParticiple(sb.verbWord)
+	verbA := sa.verb != "" && !plainB[sa.verb] && (verbal || plainA[sb.verb])
+	verbB := sb.verb != "" && !plainA[sb.verb] && (verbal || plainB[sa.verb])
+	if verbA {
+		delete(plainA, sa.verb)
+	}
+	if verbB {
+		delete(plainB, sb.verb)
+	}
+	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
+	// One shared word is enough when it is all either side says besides the
+	// name ("Logs are shipped to Elasticsearch" vs "Logs go to Loki").
+	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0) {
+		return Result{}
+	}
+	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
+	// stored on the CDN" vs "Images are stored in S3").
+	if leadsWith(a, minus(plainA, plainB), plainB) || leadsWith(b, minus(plainB, plainA), plainA) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
@@ -58,6 +82,10 @@ func namedOnly(s, other statement, names map[string]bool) map[string]string {
 // ("built" in "built with Docusaurus"; "" when the cue is the verb: "uses Bazel").
 type slot struct {
 	cue, verb string
+	verbWord  string // the verb as written, lower case
+	// filler: the content keys of the noun phrase after the cue, up to the next
+	// stop word ("OAuth 2 bearer tokens" in "with OAuth 2 bearer tokens for ...").
+	filler map[string]bool
 }
 
 // cueSlot finds the first of the names that follows a choice cue, possibly
@@ -69,6 +97,7 @@ func cueSlot(s statement, only map[string]string) (slot, bool) {
 				continue
 			}
 			if sl, ok := cueBefore(c.toks, i); ok {
+				sl.filler = nounPhrase(c.toks, i)
 				return sl, true
 			}
 		}
@@ -82,7 +111,7 @@ func cueBefore(toks []token, i int) (slot, bool) {
 		if cueSet[p.lower] {
 			sl := slot{cue: p.lower}
 			if j > 0 && p.stop && toks[j-1].kind == tWord && !toks[j-1].stop && !toks[j-1].shaped {
-				sl.verb = toks[j-1].key
+				sl.verb, sl.verbWord = toks[j-1].key, toks[j-1].lower
 			}
 			return sl, true
 		}
@@ -94,12 +123,30 @@ func cueBefore(toks []token, i int) (slot, bool) {
 	return slot{}, false
 }
 
-func withoutNames(set, names map[string]bool) map[string]bool {
+// nounPhrase returns the keys of the run of content words and values from toks[i]
+// to the next stop word or negator.
+func nounPhrase(toks []token, i int) map[string]bool {
 	out := map[string]bool{}
-	for k := range set {
-		if !names[k] {
-			out[k] = true
+	for ; i < len(toks) && isContent(toks[i]) && !toks[i].neg; i++ {
+		if toks[i].kind == tWord && cueSet[toks[i].lower] {
+			break
 		}
+		out[toks[i].key] = true
 	}
 	return out
+}
+
+// leadsWith reports whether one of extra comes in s before its first word of
+// shared.
+func leadsWith(s statement, extra, shared map[string]bool) bool {
+	for _, t := range s.toks {
+		switch {
+		case !isContent(t):
+		case shared[t.key]:
+			return false
+		case extra[t.key]:
+			return true
+		}
+	}
+	return false
 }

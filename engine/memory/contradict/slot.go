@@ -24,13 +24,32 @@ func slotChoice(a, b statement) Result {
 	if a.event || b.event || hasMarks(a) || hasMarks(b) || additive(a) || additive(b) {
 		return Result{}
 	}
-	pa, pb := a.phrase(), b.phrase()
+	if r := slotPhrases(a.phrase(), b.phrase()); r.Contradicts {
+		return r
+	}
+	// A statement of several clauses may clash in one of them only ("Logs go
+	// to Loki, which keeps them 30 days" vs "Logs go to Datadog").
+	if len(a.clauses) == 1 && len(b.clauses) == 1 {
+		return Result{}
+	}
+	for _, ca := range a.clauses {
+		for _, cb := range b.clauses {
+			if r := slotPhrases(ca.phrase(), cb.phrase()); r.Contradicts {
+				return r
+			}
+		}
+	}
+	return Result{}
+}
+
+// slotPhrases is slotChoice on two phrases: statements or clauses.
+func slotPhrases(pa, pb phrase) Result {
 	if len(intersect(pa.keys, pb.keys)) < 2 {
 		return Result{}
 	}
 	ra, oka := ownRun(pa, pb)
 	rb, okb := ownRun(pb, pa)
-	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) {
+	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
 	if !sameSlot(ra, rb) {
@@ -46,10 +65,19 @@ type run struct {
 	toks   []token
 	anchor token
 	last   bool
+	// head is the statement's last content word, after the run (all shared, as
+	// the run is the only content of its own): the run qualifies it ("use ARM64
+	// machines" vs "are x86-64 machines", "the main branch" vs "a dedicated
+	// release branch").
+	head token
 	// verb is the word that takes the filler after a preposition, when the run
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
 	verb *token
 }
+
+// bounded: the run gives a range ("within a day", "at most 100"), which admits
+// the other side's filler rather than replacing it.
+func (r run) bounded() bool { return hasBound(r.anchor) || hasBound(r.toks...) }
 
 // ownRun returns the one contiguous run of p's content that o lacks. It fails
 // when p has no such content, more than one run, a run longer than
@@ -63,7 +91,7 @@ func ownRun(p, o phrase) (run, bool) {
 			continue
 		}
 		if o.keys[t.key] {
-			if start >= 0 && end < i {
+			if start >= 0 && end < 0 {
 				end = i
 			}
 			if start < 0 {
@@ -83,6 +111,8 @@ func ownRun(p, o phrase) (run, bool) {
 	}
 	if end < 0 {
 		end, r.last = len(p.toks), true
+	} else {
+		r.head = lastContent(p.toks[end:])
 	}
 	for _, t := range p.toks[start:end] {
 		if isContent(t) {
@@ -93,8 +123,41 @@ func ownRun(p, o phrase) (run, bool) {
 		return run{}, false
 	}
 	r.anchor = p.toks[start-1]
+	// A choice cue that opens the run is where the slot starts: "using argon2"
+	// fills the slot "with bcrypt" does.
+	if first := p.toks[start]; len(r.toks) > 1 && first.kind == tWord && cueSet[first.lower] && !isCopula(first.lower) {
+		r.anchor, r.toks = first, r.toks[1:]
+		start++
+	}
 	r.splitVerb(p.toks, start, end)
+	if r.verb != nil {
+		start += 2
+	}
+	if spansPreposition(p.toks[start:end]) {
+		return run{}, false
+	}
 	return r, true
+}
+
+// prepositions between two words of a run make it two slots: an object and its
+// complement ("prints errors to stderr" vs "prints results to stdout"). A verb
+// marker inside it does too: a qualifier of the subject and a value ("for
+// enterprise customers is 1000").
+var prepositions = setOf([]string{"of", "to", "in", "on", "at", "for", "with", "by", "from", "into", "onto", "via", "over", "through"})
+
+func spansPreposition(ts []token) bool {
+	content, split := false, false
+	for _, t := range ts {
+		switch {
+		case isContent(t) && split:
+			return true
+		case isContent(t):
+			content = true
+		case content && t.kind == tWord && (prepositions[t.lower] || verbMarker(t)):
+			split = true
+		}
+	}
+	return false
 }
 
 // splitVerb moves a passive verb that opens the run into r.verb when a preposition
@@ -132,6 +195,10 @@ func sameSlot(x, y run) bool {
 	switch {
 	case x.anchor.key == y.anchor.key:
 		return true
+	case !x.last && !y.last && x.head.kind == tWord && x.head.key == y.head.key:
+		// Two qualifiers of one head noun in the predicate, with nothing else
+		// different: "two-space indentation" vs "tab indentation".
+		return true
 	case cueSet[x.anchor.lower] && cueSet[y.anchor.lower] && !isCopula(x.anchor.lower) && !isCopula(y.anchor.lower):
 		return true
 	}
@@ -159,6 +226,15 @@ func inPredicate(after []token, o phrase) bool {
 		}
 	}
 	return verbless(after)
+}
+
+func lastContent(ts []token) token {
+	for i := len(ts) - 1; i >= 0; i-- {
+		if isContent(ts[i]) {
+			return ts[i]
+		}
+	}
+	return token{}
 }
 
 func hasMarks(s statement) bool {

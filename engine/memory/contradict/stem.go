@@ -14,6 +14,9 @@ var irregular = map[string]string{
 	"been": "be", "am": "be",
 }
 
+// verbPrefixes are the prefixes an irregular verb keeps its forms under.
+var verbPrefixes = []string{"re", "un", "over", "mis", "pre"}
+
 // stem reduces a lower-case English word to a crude stem so that inflections of one
 // word compare equal (retries/retried/retry, merging/merge, disabled/disable). It
 // only has to be consistent, not linguistically right.
@@ -21,12 +24,23 @@ func stem(w string) string {
 	if b, ok := irregular[w]; ok {
 		return b
 	}
+	// A prefixed irregular form stems like its base: rebuilt / rebuild, rewritten.
+	for _, p := range verbPrefixes {
+		if b, ok := irregular[strings.TrimPrefix(w, p)]; ok && strings.HasPrefix(w, p) && len(w) > len(p)+3 {
+			return p + b
+		}
+	}
 	if len(w) <= 2 {
 		return w
 	}
 	// A noun in -ation names the act of its verb in -ate: pagination/paginate,
 	// validation/validates, migration/migrated.
-	if strings.HasSuffix(w, "ation") && len(w) > 7 {
+	// The same for -isation/-ization and the verb in -ise/-ize: anonymisation /
+	// anonymised.
+	switch {
+	case (strings.HasSuffix(w, "isation") || strings.HasSuffix(w, "ization")) && len(w) > 9:
+		w = w[:len(w)-5] + "e"
+	case strings.HasSuffix(w, "ation") && len(w) > 7:
 		w = w[:len(w)-5] + "ate"
 	}
 	// Plurals and third person.
@@ -56,6 +70,10 @@ func stem(w string) string {
 	}
 	if strings.HasSuffix(w, "e") && len(w) > 2 {
 		w = w[:len(w)-1]
+	}
+	// British and American spellings compare equal: anonymise / anonymize.
+	if strings.HasSuffix(w, "iz") && len(w) > 4 {
+		w = w[:len(w)-1] + "s"
 	}
 	return w
 }

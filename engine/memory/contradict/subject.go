@@ -17,7 +17,15 @@ type phrase struct {
 
 func (c clause) phrase() phrase { return phrase{c.toks, c.content} }
 
+// phrase is the whole statement as a phrase, built once by analyze.
 func (s statement) phrase() phrase {
+	if s.ph.keys != nil {
+		return s.ph
+	}
+	return s.buildPhrase()
+}
+
+func (s statement) buildPhrase() phrase {
 	keys := make(map[string]bool, len(s.words))
 	for k := range s.words {
 		keys[k] = true
@@ -64,6 +72,8 @@ func differentSubjects(a, b phrase) bool {
 // context elaborate instead ("capped at 30 seconds").
 func modifiers(p, o phrase) []token {
 	var pending, out []token
+	shared := false       // a shared content word came before pending
+	postModifier := false // pending opens right after a preposition
 	for i, t := range p.toks {
 		if verbMarker(t) { // the subject ends: its own words narrow it
 			out = append(out, pending...)
@@ -78,15 +88,25 @@ func modifiers(p, o phrase) []token {
 		// A shared word labelling the value ("pin Python 3.11") starts the
 		// predicate: the words before it are its verb, not a modifier.
 		if o.keys[t.key] && labelsValue(p, o, i) {
+			// ... unless the words before it follow a shared one and a
+			// preposition: they qualify the subject ("code review of security
+			// fixes requires two"), where "come back as HTTP 400" is a verb.
+			if shared && postModifier {
+				out = append(out, pending...)
+			}
 			break
 		}
 		if o.keys[t.key] {
 			out = append(out, pending...)
 			pending = pending[:0]
+			shared = true
 			continue
 		}
 		if t.kind == tWord && cueSet[t.lower] {
 			continue
+		}
+		if len(pending) == 0 {
+			postModifier = afterPreposition(p.toks, i)
 		}
 		pending = append(pending, t)
 	}
@@ -172,6 +192,22 @@ func labelsValue(p, o phrase, i int) bool {
 			return !o.keys[t.key]
 		}
 		if t.stop {
+			return false
+		}
+	}
+	return false
+}
+
+// afterPreposition reports whether toks[i] follows a preposition, through
+// determiners ("of the billing service").
+func afterPreposition(toks []token, i int) bool {
+	for j := i - 1; j >= 0; j-- {
+		switch {
+		case toks[j].kind != tWord:
+			return false
+		case prepositions[toks[j].lower]:
+			return true
+		case !determiners[toks[j].lower]:
 			return false
 		}
 	}

@@ -1,0 +1,44 @@
+package contradict
+
+// When the polarity of two clauses cannot be read off their negations: each
+// negates something, but not the same word, or one denies a predicate the other
+// does not state.
+
+// ownNegation reports whether c negates a word that other does not mention (a
+// negator or a negative antonym of a predicate of its own: "are not visible to
+// guests", "swap is disabled"). Against a clause that negates too ("guests cannot
+// view", "run without swap"), two negations of different words say nothing about
+// which side is opposite: most often the same thing twice, in other words.
+func ownNegation(c, other clause) bool {
+	if len(other.marks) == 0 {
+		return false
+	}
+	for _, m := range c.marks {
+		if !m.absence && !m.whole && m.key != "" && !other.content[m.key] {
+			return true
+		}
+	}
+	return false
+}
+
+// otherPredicate reports whether c denies a predicate other does not state
+// ("guests cannot edit dashboards") while other states one of its own ("guests
+// can view dashboards"): the two predicates differ, so the polarities do not
+// oppose each other.
+func otherPredicate(c, other clause) bool {
+	_, pred, ok := other.split()
+	if !ok {
+		return false
+	}
+	for _, m := range c.counted(other) {
+		if m.key == "" || other.content[m.key] {
+			continue
+		}
+		for k := range pred {
+			if !c.content[k] {
+				return true
+			}
+		}
+	}
+	return false
+}
