@@ -19,7 +19,8 @@ func RepoVectorIndexName(m Model, repoID int64) string {
 }
 
 // NeedsRepoVectorIndex reports whether the repository holds enough vectors of the
-// model for its own index and has none yet (or only a build that failed).
+// model for its own index, shares the model's index with enough other vectors for
+// it to matter, and has none yet (or only a build that failed).
 //
 // Why a repository gets its own index: the model's shared index holds every
 // repository's vectors, and a walk of it for one repository steps over the
@@ -43,8 +44,33 @@ func (db *DB) NeedsRepoVectorIndex(ctx context.Context, repoID int64, m Model) (
 	if err != nil {
 		return false, fmt.Errorf("count the vectors of repository %d: %w", repoID, err)
 	}
-	return n >= RepoVectorIndexMin, nil
+	if n < RepoVectorIndexMin {
+		return false, nil
+	}
+	// A repository holding nearly all of the shared index has nothing to step
+	// over: a second index of the same vectors would only cost its build (76 s
+	// after a first index of $GOROOT/src) and its upkeep. A later run builds it
+	// once other repositories' vectors join the shared index.
+	var mine, others int
+	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbol_embeddings WHERE repository_id = $1 AND model = $2`,
+		repoID, m.Name).Scan(&mine)
+	if err != nil {
+		return false, fmt.Errorf("count the vectors of repository %d: %w", repoID, err)
+	}
+	// Others' vectors are counted only up to what makes this repository's share
+	// small enough, so the count stays bounded however many there are.
+	limit := int(float64(mine)*(1-repoVectorShare)/repoVectorShare) + 1
+	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM symbol_embeddings
+		WHERE model = $2 AND repository_id <> $1 LIMIT $3) v`, repoID, m.Name, limit).Scan(&others)
+	if err != nil {
+		return false, fmt.Errorf("count the vectors beside repository %d: %w", repoID, err)
+	}
+	return others >= limit, nil
 }
+
+// repoVectorShare is the largest share of the model's shared index a repository
+// may hold and still get an index of its own.
+const repoVectorShare = 0.8
 
 // BuildRepoVectorIndex builds the repository's own HNSW index of the model's
 // vectors, a partial index on (model, repository_id) that the planner picks for

@@ -25,10 +25,15 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 		t.Fatalf("defer the shared index: %v (err %v)", deferred, err)
 	}
 	big := seedVectors(t, db, "big", pg.RepoVectorIndexMin)
-	small := seedVectors(t, db, "small", 50)
 	if err := db.BuildModelIndex(ctx, m); err != nil {
 		t.Fatal(err)
 	}
+	// Alone in the shared index, the repository has nothing to step over.
+	if need, err := db.NeedsRepoVectorIndex(ctx, big, m); err != nil || need {
+		t.Fatalf("the only repository of the model needs its own index: %v (err %v)", need, err)
+	}
+	seedVectors(t, db, "other", pg.RepoVectorIndexMin/2) // now a third of the shared index is not big's
+	small := seedVectors(t, db, "small", 50)
 
 	for _, tc := range []struct {
 		repo int64
