@@ -258,7 +258,8 @@ type parsed struct {
 	hash     string
 	mtime    any // the file's mtime in ns when it proves the content (source.Content.StableModTime), else nil
 	file     *parse.File
-	imports  []string // resolved path per file.Imports entry ("" = external)
+	imports  []string    // resolved path per file.Imports entry ("" = external)
+	chunks   []chunkText // per file.Symbols entry (chunktext.go); nil until computed
 }
 
 func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []target, resolver *importResolver,
@@ -292,6 +293,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		}
 		return nil
 	})
+	inline := inProcess(ix.emb)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -299,6 +301,10 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 			defer wg.Done()
 			for j := range jobs {
 				p := prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts)
+				p.chunks = chunkTexts(p)
+				if inline {
+					embedInline(ctx, ix.emb, &p)
+				}
 				select {
 				case results <- p:
 				case <-ctx.Done():
@@ -341,6 +347,10 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 				}
 				for _, p := range batch {
 					prog.fileDone(p.status == "skipped", len(p.symbols()))
+					if n := p.embeddedInline(); n > 0 {
+						prog.queued(n)
+						prog.embedded(n)
+					}
 				}
 				if err := emb.enqueue(ctx, pending); err != nil {
 					return err

@@ -87,7 +87,16 @@ var nameSteps = []struct{ name, sql string }{
 	// The same for a field through an untyped qualifier, when few types have a
 	// field of that name: beyond maxFieldCandidates (x.Name, x.ID) the list says
 	// nothing and costs a row each; the edge stays unresolved.
+	//
+	// crowded are the names with more than that many fields that every edge may
+	// reach (outside tests and copied code): their edges can only end over the
+	// bound, so their pairs are never built (x.Name against every Name field was
+	// most of the step's 15 s on $GOROOT/src).
 	{"untyped field accesses", settle(`
+		WITH crowded AS (
+			SELECT name, ` + langFamily("language") + ` AS fam FROM res_defs
+			WHERE kind = 'field' AND NOT is_test AND NOT ` + copiedCode("path") + `
+			GROUP BY 1, 2 HAVING count(*) > ` + maxFieldCandidates + `)
 		SELECT c.* FROM (
 			SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
 			       d.path, d.start_line, d.kind, d.qualified_name AS qname, count(*) OVER (PARTITION BY e.id) AS n
@@ -96,6 +105,7 @@ var nameSteps = []struct{ name, sql string }{
 			     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
 			     AND ` + notIntoTests + `
 			WHERE e.kind IN ('reads','writes') AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
+			  AND NOT EXISTS (SELECT 1 FROM crowded w WHERE w.name = e.target_name AND w.fam = ` + langFamily("e.language") + `)
 			  AND ` + notDecided + ` AND NOT ` + boundToImport + `) c
 		WHERE c.n <= ` + maxFieldCandidates)},
 }
