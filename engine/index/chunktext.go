@@ -95,3 +95,25 @@ func (p parsed) embeddedInline() int {
 	}
 	return n
 }
+
+// prepareChunks computes p's chunk texts and, with an in-process embedder, their
+// vectors: work of the parse workers.
+func (ix *Indexer) prepareChunks(ctx context.Context, p parsed, inline bool) parsed {
+	p.chunks = chunkTexts(p)
+	if inline {
+		embedInline(ctx, ix.emb, &p)
+	}
+	return p
+}
+
+// batchDone counts a written batch's files, and its chunks embedded inline as
+// queued and embedded at once.
+func (t *progressTracker) batchDone(batch []parsed) {
+	for _, p := range batch {
+		t.fileDone(p.status == "skipped", len(p.symbols()))
+		if n := p.embeddedInline(); n > 0 {
+			t.queued(n)
+			t.embedded(n)
+		}
+	}
+}

@@ -300,11 +300,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		g.Go(func() error {
 			defer wg.Done()
 			for j := range jobs {
-				p := prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts)
-				p.chunks = chunkTexts(p)
-				if inline {
-					embedInline(ctx, ix.emb, &p)
-				}
+				p := ix.prepareChunks(ctx, prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts), inline)
 				select {
 				case results <- p:
 				case <-ctx.Done():
@@ -345,13 +341,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 				if err != nil {
 					return err
 				}
-				for _, p := range batch {
-					prog.fileDone(p.status == "skipped", len(p.symbols()))
-					if n := p.embeddedInline(); n > 0 {
-						prog.queued(n)
-						prog.embedded(n)
-					}
-				}
+				prog.batchDone(batch)
 				if err := emb.enqueue(ctx, pending); err != nil {
 					return err
 				}
