@@ -38,7 +38,12 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 // until about lines lines, into a new git repository with one commit.
 func corpus(b *testing.B, lines int) (string, int) {
 	b.Helper()
-	src := filepath.Join(goRoot(), "src")
+	return corpusOf(b, filepath.Join(goRoot(), "src"), lines)
+}
+
+// copyTree copies the files corpusOf keeps from src into a new directory.
+func copyTree(b *testing.B, src string, lines int) (string, int) {
+	b.Helper()
 	dst := b.TempDir()
 	total := 0
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
@@ -74,9 +79,6 @@ func corpus(b *testing.B, lines int) (string, int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	indextest.Git(b, dst, "init", "-q")
-	indextest.Git(b, dst, "add", "-A")
-	indextest.Git(b, dst, "commit", "-q", "-m", "corpus")
 	return dst, total
 }
 

@@ -258,7 +258,8 @@ type parsed struct {
 	hash     string
 	mtime    any // the file's mtime in ns when it proves the content (source.Content.StableModTime), else nil
 	file     *parse.File
-	imports  []string // resolved path per file.Imports entry ("" = external)
+	imports  []string    // resolved path per file.Imports entry ("" = external)
+	chunks   []chunkText // per file.Symbols entry (chunktext.go); nil until computed
 }
 
 func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []target, resolver *importResolver,
@@ -292,13 +293,14 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 		}
 		return nil
 	})
+	inline := inProcess(ix.emb)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		g.Go(func() error {
 			defer wg.Done()
 			for j := range jobs {
-				p := prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts)
+				p := ix.prepareChunks(ctx, prepareCurrent(ctx, repo, j.target, j.content, j.err, resolver, sopts), inline)
 				select {
 				case results <- p:
 				case <-ctx.Done():
@@ -339,9 +341,7 @@ func (ix *Indexer) pipeline(ctx context.Context, repo *source.Repo, todo []targe
 				if err != nil {
 					return err
 				}
-				for _, p := range batch {
-					prog.fileDone(p.status == "skipped", len(p.symbols()))
-				}
+				prog.batchDone(batch)
 				if err := emb.enqueue(ctx, pending); err != nil {
 					return err
 				}

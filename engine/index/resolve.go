@@ -63,14 +63,16 @@ const candOrder = `path COLLATE "C", start_line, kind COLLATE "C", qname COLLATE
 func settle(cands string) string {
 	return `
 		INSERT INTO res_out (edge_id, sid, confidence, candidates)
-		SELECT edge_id, (array_agg(sid ORDER BY ` + candOrder + `))[1],
-		       CASE WHEN count(*) = 1 THEN min(conf) ELSE 'ambiguous' END,
-		       CASE WHEN count(*) > 1 THEN array_agg(sid ORDER BY ` + candOrder + `) END
-		FROM (SELECT c.*, rank() OVER (PARTITION BY c.edge_id ORDER BY c.rnk) AS r
-		      FROM (SELECT DISTINCT ON (c0.edge_id, c0.sid) c0.* FROM (` + cands + `) c0
-		            ORDER BY c0.edge_id, c0.sid, c0.rnk) c) c
-		WHERE c.r = 1
-		GROUP BY edge_id
+		SELECT edge_id, a[1], CASE WHEN cardinality(a) = 1 THEN conf ELSE 'ambiguous' END,
+		       CASE WHEN cardinality(a) > 1 THEN a END
+		-- One ordered aggregate per edge (PostgreSQL 15 sorts each of two alike
+		-- aggregates on its own: the target and the list were two sorts).
+		FROM (SELECT edge_id, array_agg(sid ORDER BY ` + candOrder + `) AS a, min(conf) AS conf
+		      FROM (SELECT c.*, rank() OVER (PARTITION BY c.edge_id ORDER BY c.rnk) AS r
+		            FROM (SELECT DISTINCT ON (c0.edge_id, c0.sid) c0.* FROM (` + cands + `) c0
+		                  ORDER BY c0.edge_id, c0.sid, c0.rnk) c) c
+		      WHERE c.r = 1
+		      GROUP BY edge_id) g
 		ON CONFLICT DO NOTHING`
 }
 
@@ -216,6 +218,11 @@ var applySteps = []struct{ name, sql string }{
 // whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
+		// scale: with the default 4 MB each spilled to disk in up to 128 batches.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
+			return fmt.Errorf("resolve edges: %w", err)
+		}
 		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_dangling (id bigint PRIMARY KEY) ON COMMIT DROP`); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}

@@ -14,7 +14,7 @@ type fileRows struct {
 
 // add appends the rows of file p, whose file id is fid and whose chunks and
 // fields take the symbol ids ids (chunks first, then fields, in order).
-func (r *fileRows) add(w *writer, p parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
 	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
 		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime})
@@ -47,27 +47,25 @@ func (r *fileRows) add(w *writer, p parsed, fid int64, ids []int64, reuse map[st
 
 // addChunks appends the rows of p's chunks: symbols, their postings, vectors
 // reused by content hash (or a pending embedding), and containment edges.
-func (r *fileRows) addChunks(w *writer, p parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
 	isTest := IsTest(p.Path)
-	skeletons := skeletonize(p.file.Symbols)
+	texts := p.texts()
 	for j, s := range p.file.Symbols {
 		var parent any
 		if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
 			parent = ids[s.Parent]
 		}
-		body := s.Content
-		var skeleton any
-		if sk, ok := skeletons[j]; ok {
-			body, skeleton = sk, sk
-		}
-		text := embedText(s.QualifiedName, p.Path, s.Doc, body)
-		h := contentHash([]byte(text))
+		c := texts[j]
+		body, skeleton, h := c.body, c.skeleton, c.hash
 		state := "pending"
-		if v, ok := reuse[h]; ok {
+		if c.vector != nil {
+			state = "embedded"
+			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.model, h, *c.vector})
+		} else if v, ok := reuse[h]; ok {
 			state = "embedded"
 			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.model, h, v})
 		} else {
-			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, text: text})
+			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, text: c.text})
 		}
 		nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
 		tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
@@ -98,7 +96,7 @@ const fieldState = "none"
 // addFields appends p's fields as symbols of kind field under their owner
 // chunk. Receiver is the owner's name, as for a method, so that resolution
 // matches a Go field like a method; result_type holds the field's type.
-func (r *fileRows) addFields(w *writer, p parsed, fid int64, chunkIDs, ids []int64) {
+func (r *fileRows) addFields(w *writer, p *parsed, fid int64, chunkIDs, ids []int64) {
 	isTest := IsTest(p.Path)
 	for j, fl := range p.file.Fields {
 		if fl.Owner <= 0 || fl.Owner >= len(chunkIDs) {

@@ -243,15 +243,12 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		pending = pending[:0]
 		var hashes []string
 		paths := make([]string, len(batch))
-		for i, p := range batch {
-			paths[i] = p.Path
-			sk := skeletonize(p.symbols())
-			for j, s := range p.symbols() {
-				body := s.Content
-				if b, ok := sk[j]; ok {
-					body = b
+		for i := range batch {
+			paths[i] = batch[i].Path
+			for _, c := range batch[i].texts() {
+				if c.vector == nil {
+					hashes = append(hashes, c.hash)
 				}
-				hashes = append(hashes, contentHash([]byte(embedText(s.QualifiedName, p.Path, s.Doc, body))))
 			}
 		}
 		reuse, err := w.reusableVectors(ctx, tx, hashes)
@@ -277,8 +274,8 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 		var rows fileRows
-		for i, p := range batch {
-			rows.add(w, p, fileIDs[i], ids[i], reuse)
+		for i := range batch {
+			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse)
 		}
 		pending = append(pending, rows.pending...)
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
@@ -296,7 +293,10 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings); err != nil {
+		// In key order: the batch's postings then land leaf page by leaf page in
+		// the primary key instead of at random places across it.
+		if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings,
+			`repository_id, term, symbol_id`); err != nil {
 			return err
 		}
 		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
@@ -555,6 +555,12 @@ func nonNil(s []string) []string {
 // the same columns (emptied at commit) and moved with one INSERT ... SELECT, which
 // the tenant policy checks like any insert.
 func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any) error {
+	return copyRowsOrdered(ctx, tx, table, cols, rows, "")
+}
+
+// copyRowsOrdered is copyRows moving the rows in the order of the SQL list
+// order ("" for any order).
+func copyRowsOrdered(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any, order string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -571,7 +577,11 @@ func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows 
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy %s: %w", table, err)
 	}
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)); err != nil {
+	insert := fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)
+	if order != "" {
+		insert += ` ORDER BY ` + order // the default collation, as the index's
+	}
+	if _, err := tx.Exec(ctx, insert); err != nil {
 		return fmt.Errorf("insert %s: %w", table, err)
 	}
 	return nil

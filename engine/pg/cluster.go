@@ -260,6 +260,7 @@ func (c *Cluster) Start(ctx context.Context) error {
 		"-c", "listen_addresses=",
 		"-c", "unix_socket_permissions=0770",
 	}
+	opts = append(opts, bulkLoadSettings()...)
 	if c.Throwaway {
 		opts = append(opts, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}

@@ -1,0 +1,167 @@
+package benchmarks
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// BenchmarkIndexGoroot is a full first index of Go's src/net and of all of
+// $GOROOT/src (docs/ARCHITECTURE.md §10: < 3 s and < 60 s with RSS < 300 MiB,
+// ≥ 5k chunks/s on 2 cores). Besides wall time it reports the CPU seconds of
+// this process and of the PostgreSQL cluster (every backend, reaped or live),
+// and the load average, since a shared machine makes wall time noisy.
+//
+// SPELUNK_BENCH_GOROOT_REPO names an existing git repository to index instead
+// of a fresh copy of $GOROOT/src (it is only read); SPELUNK_BENCH_EMBEDDER=hash
+// swaps the built-in default embedder for the hashing one, to show what the
+// embeddings cost.
+func BenchmarkIndexGoroot(b *testing.B) {
+	emb := benchEmbedder(b)
+	b.Run("net", func(b *testing.B) {
+		root, _ := corpusOf(b, filepath.Join(goRoot(), "src", "net"), 1<<40)
+		benchFullIndex(b, root, emb)
+	})
+	b.Run("all", func(b *testing.B) {
+		root := os.Getenv("SPELUNK_BENCH_GOROOT_REPO")
+		if root == "" {
+			root, _ = corpusOf(b, filepath.Join(goRoot(), "src"), 1<<40)
+		}
+		benchFullIndex(b, root, emb)
+	})
+}
+
+func benchEmbedder(b *testing.B) index.Embedder {
+	if os.Getenv("SPELUNK_BENCH_EMBEDDER") == embed.ProviderHash {
+		return embed.NewHashing(0)
+	}
+	return embedder(b)
+}
+
+// benchFullIndex indexes root into a fresh database b.N times and reports the
+// run's figures.
+func benchFullIndex(b *testing.B, root string, emb index.Embedder) {
+	ctx := context.Background()
+	for i := 0; i < b.N; i++ {
+		db := pgtest.Open(b)
+		postmaster := postmasterPID(b, db)
+		pg0, self0 := clusterCPU(postmaster), selfCPU()
+		start := time.Now()
+		sum, err := index.New(db, emb).Index(ctx, root, index.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		wall := time.Since(start)
+		b.ReportMetric(wall.Seconds(), "full_s")
+		b.ReportMetric(float64(sum.Symbols)/wall.Seconds(), "chunks/s")
+		b.ReportMetric(float64(sum.Symbols), "chunks")
+		b.ReportMetric(float64(sum.Edges), "edges")
+		b.ReportMetric(float64(sum.FilesIndexed), "files")
+		b.ReportMetric((selfCPU() - self0).Seconds(), "go_cpu_s")
+		b.ReportMetric((clusterCPU(postmaster) - pg0).Seconds(), "pg_cpu_s")
+		b.ReportMetric(loadAverage(), "load1")
+		b.Logf("%s: %d files, %d chunks, %d edges in %s (embedder %s)", filepath.Base(root),
+			sum.FilesIndexed, sum.Symbols, sum.Edges, wall.Round(time.Millisecond), emb.Name())
+	}
+	b.ReportMetric(peakRSS(), "peak_rss_MiB")
+}
+
+// corpusOf copies whole non-generated files under src (test data and vendored
+// trees left out, as the indexer skips them) into a new one-commit git
+// repository, until about lines lines.
+func corpusOf(b *testing.B, src string, lines int) (string, int) {
+	b.Helper()
+	dst, total := copyTree(b, src, lines)
+	indextest.Git(b, dst, "init", "-q")
+	indextest.Git(b, dst, "add", "-A")
+	indextest.Git(b, dst, "commit", "-q", "-m", "corpus")
+	return dst, total
+}
+
+// postmasterPID is the parent of this connection's backend.
+func postmasterPID(b *testing.B, db *pg.DB) int {
+	var backend int
+	if err := db.Pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		b.Fatal(err)
+	}
+	st, ok := procStat(backend)
+	if !ok || len(st) < 2 {
+		b.Fatalf("read /proc/%d/stat", backend)
+	}
+	ppid, _ := strconv.Atoi(st[1])
+	return ppid
+}
+
+// clusterCPU is the CPU time of the postmaster, of the children it has reaped
+// and of its live children.
+func clusterCPU(postmaster int) time.Duration {
+	st, ok := procStat(postmaster)
+	if !ok {
+		return 0
+	}
+	total := ticks(st, 11) + ticks(st, 12) + ticks(st, 13) + ticks(st, 14)
+	kids, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(postmaster), "task", strconv.Itoa(postmaster), "children"))
+	for _, k := range strings.Fields(string(kids)) {
+		pid, _ := strconv.Atoi(k)
+		if cs, ok := procStat(pid); ok {
+			total += ticks(cs, 11) + ticks(cs, 12)
+		}
+	}
+	return total
+}
+
+// procStat returns the fields of /proc/pid/stat after the command name, so
+// field 0 is the state and field 1 the parent's pid (proc(5) numbers minus 3).
+func procStat(pid int) ([]string, bool) {
+	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return nil, false
+	}
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return nil, false
+	}
+	return strings.Fields(s[i+1:]), true
+}
+
+// ticks reads a clock-tick field of procStat's fields (USER_HZ is 100 on Linux).
+func ticks(fields []string, i int) time.Duration {
+	if i >= len(fields) {
+		return 0
+	}
+	n, _ := strconv.ParseInt(fields[i], 10, 64)
+	return time.Duration(n) * 10 * time.Millisecond
+}
+
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func loadAverage() float64 {
+	data, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(data))
+	if len(f) == 0 {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(f[0], 64)
+	return v
+}
