@@ -3,7 +3,6 @@ package memcache
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -113,15 +112,14 @@ func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.
 // exactBelow vectors every one is scored exactly; past that a ternary sketch of
 // each vector (quant.go) picks the candidates, cheaply, and only they are scored
 // exactly: at 50k cached memories the exact scan alone is several times the 5 ms
-// budget of a local read.
+// budget of a local read, the sketch pass a tenth of a millisecond.
 func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	d := x.dims
 	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
 	if len(x.ids) <= exactBelow || x.sketch == nil {
 		return x.top(limit, exact)
 	}
-	q := sketchOf(qv)
-	cands := x.top(max(minCandidates, limit*candidatesPer), func(i int) float64 { return x.sketchSim(q, i) })
+	cands := x.sketchTop(sketchOf(qv), max(minCandidates, limit*candidatesPer))
 	for k := range cands {
 		cands[k].sim = exact(cands[k].i)
 		cands[k].score = cands[k].sim * x.weight[cands[k].i]
@@ -130,49 +128,17 @@ func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	return cands[:min(len(cands), limit)]
 }
 
-// top is the limit best vectors by sim × weight, the scan split over the
-// machine's cores.
+// top is the limit best vectors by sim × weight, best first. One goroutine:
+// split over the cores, a scan this short waited for the second core longer
+// than it ran on a loaded machine.
 func (x *vecIndex) top(limit int, sim func(int) float64) []scored {
-	n := len(x.ids)
-	parts := max(1, min(runtime.GOMAXPROCS(0), n/scanPart))
-	tops := make([][]scored, parts)
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			tops[p] = x.scanRange(limit, p*n/parts, (p+1)*n/parts, sim)
-		}()
-	}
-	wg.Wait()
-	var all []scored
-	for _, t := range tops {
-		all = append(all, t...)
-	}
-	sort.Slice(all, func(i, j int) bool { return x.better(all[i], all[j]) })
-	return all[:min(len(all), limit)]
-}
-
-// scanPart is the fewest vectors worth a goroutine of their own.
-const scanPart = 4096
-
-// scanRange is the top limit of the vectors [from, to).
-func (x *vecIndex) scanRange(limit, from, to int, sim func(int) float64) []scored {
-	top := make([]scored, 0, limit+1)
-	for i := from; i < to; i++ {
+	h := scoredHeap{x: x, s: make([]scored, 0, limit)}
+	for i := range x.ids {
 		v := sim(i)
-		s := scored{i: i, sim: v, score: v * x.weight[i]}
-		if len(top) == limit && !x.better(s, top[limit-1]) {
-			continue
-		}
-		// Insertion into the short ranked list.
-		k := sort.Search(len(top), func(j int) bool { return x.better(s, top[j]) })
-		top = append(top, scored{})
-		copy(top[k+1:], top[k:])
-		top[k] = s
-		top = top[:min(len(top), limit)]
+		h.offer(scored{i: i, sim: v, score: v * x.weight[i]}, limit)
 	}
-	return top
+	sort.Slice(h.s, func(a, b int) bool { return x.better(h.s[a], h.s[b]) })
+	return h.s
 }
 
 // better orders by score, then the newer first.
