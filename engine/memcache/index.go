@@ -3,7 +3,8 @@ package memcache
 import (
 	"context"
 	"fmt"
-	"sort"
+	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,7 +13,9 @@ import (
 
 // vecIndex is the cached vectors of the live memories held in memory: a recall
 // is a brute-force scan of one contiguous slice, loaded from the file on first
-// use and dropped whenever a write or a pull changes the memories.
+// use and dropped whenever a write or a pull changes the memories. The vectors
+// are in order of creation, newest first, so of weight, highest first (the
+// scans stop where the weight alone rules the rest out).
 type vecIndex struct {
 	mu      sync.Mutex
 	loaded  bool
@@ -40,7 +43,8 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 		return nil
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT id, created_at, embedding FROM memories
-		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?`, 4*dims)
+		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?
+		ORDER BY created_at DESC, id`, 4*dims)
 	if err != nil {
 		return fmt.Errorf("load vectors: %w", err)
 	}
@@ -117,29 +121,55 @@ func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	d := x.dims
 	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
 	if len(x.ids) <= exactBelow || x.sketch == nil {
-		return x.top(limit, exact)
+		return x.top(limit, exact, maxCosine, nil)
 	}
 	cands := x.sketchTop(sketchOf(qv), max(minCandidates, limit*candidatesPer))
-	for k := range cands {
-		cands[k].sim = exact(cands[k].i)
-		cands[k].score = cands[k].sim * x.weight[cands[k].i]
-	}
-	sort.Slice(cands, func(i, j int) bool { return x.better(cands[i], cands[j]) })
-	return cands[:min(len(cands), limit)]
+	slices.Sort(cands) // into the index's order, for top's early stop
+	return x.top(limit, exact, maxCosine, cands)
 }
 
-// top is the limit best vectors by sim × weight, best first. One goroutine:
-// split over the cores, a scan this short waited for the second core longer
-// than it ran on a loaded machine.
-func (x *vecIndex) top(limit int, sim func(int) float64) []scored {
+// top is the limit best vectors by sim × weight, best first, where no sim
+// exceeds most: of every vector, or of those in only (index positions,
+// ascending). The vectors are in order of weight (the index's order), so the
+// scan stops where most × weight falls below the limit-th best score. One
+// goroutine: split over the cores, a scan this short waited for the second
+// core longer than it ran on a loaded machine.
+func (x *vecIndex) top(limit int, sim func(int) float64, most float64, only []int) []scored {
 	h := scoredHeap{x: x, s: make([]scored, 0, limit)}
-	for i := range x.ids {
+	floor := math.Inf(-1)
+	n := len(x.ids)
+	if only != nil {
+		n = len(only)
+	}
+	for k := range n {
+		i := k
+		if only != nil {
+			i = only[k]
+		}
+		if most*x.weight[i] < floor {
+			break
+		}
 		v := sim(i)
 		h.offer(scored{i: i, sim: v, score: v * x.weight[i]}, limit)
+		if len(h.s) == limit {
+			floor = h.s[0].score
+		}
 	}
-	sort.Slice(h.s, func(a, b int) bool { return x.better(h.s[a], h.s[b]) })
+	slices.SortFunc(h.s, func(a, b scored) int {
+		if x.better(a, b) {
+			return -1
+		}
+		if x.better(b, a) {
+			return 1
+		}
+		return 0
+	})
 	return h.s
 }
+
+// maxCosine bounds the cosine of two unit vectors, with room for the rounding
+// of float32 sums.
+const maxCosine = 1.001
 
 // better orders by score, then the newer first.
 func (x *vecIndex) better(a, b scored) bool {

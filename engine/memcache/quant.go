@@ -3,7 +3,6 @@ package memcache
 import (
 	"math"
 	"math/bits"
-	"sort"
 )
 
 // A ternary sketch of a vector: two bit planes, one bit per dimension set in
@@ -99,10 +98,15 @@ func sketchSim6(q *[12]uint64, s *[12]uint64) int {
 	return n
 }
 
-// sketchTop is the k vectors with the best sketch similarity to q times their
-// weight: one pass over the slab keeping a bounded min-heap of the best so far.
+// sketchTop is the index positions of the k vectors with the best sketch similarity to q times their
+// weight, in no order: one pass over the slab keeping a bounded min-heap of the best so far.
 // Most vectors fail the comparison with its root, inline, and cost nothing more.
-func (x *vecIndex) sketchTop(q []uint64, k int) []scored {
+// The index is in order of weight, highest first (loadIndex reads the newest
+// first), and no sketch similarity exceeds best, the query's own bit count: once
+// best × weight is below the root's score, no vector left can enter the heap,
+// and the pass stops there. The candidates are those of a pass over every
+// vector; with a 30-day half-life a read rarely looks past the last few weeks.
+func (x *vecIndex) sketchTop(q []uint64, k int) []int {
 	h := scoredHeap{x: x, s: make([]scored, 0, k)}
 	w, n := len(q), len(x.ids)
 	weight := x.weight[:n]
@@ -110,8 +114,15 @@ func (x *vecIndex) sketchTop(q []uint64, k int) []scored {
 	if w == 12 {
 		q6 = (*[12]uint64)(q)
 	}
+	best := 0.0
+	for _, word := range q {
+		best += float64(bits.OnesCount64(word))
+	}
 	floor := math.Inf(-1) // the root's score once the heap is full
 	for i := range n {
+		if best*weight[i] < floor {
+			break
+		}
 		var sim int
 		if q6 != nil {
 			sim = sketchSim6(q6, (*[12]uint64)(x.sketch[i*12:i*12+12]))
@@ -126,8 +137,11 @@ func (x *vecIndex) sketchTop(q []uint64, k int) []scored {
 			}
 		}
 	}
-	sort.Slice(h.s, func(a, b int) bool { return x.better(h.s[a], h.s[b]) })
-	return h.s
+	out := make([]int, len(h.s))
+	for j, c := range h.s {
+		out[j] = c.i
+	}
+	return out // in no order: the caller scores them exactly and ranks that
 }
 
 // scoredHeap is a min-heap by vecIndex.better: its root is the worst kept.

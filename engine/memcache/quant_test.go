@@ -39,7 +39,7 @@ func TestSketchRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := x.dims
-		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) })
+		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }, maxCosine, nil)
 		got := map[int]bool{}
 		for _, s := range x.scan(qv[0], limit) {
 			got[s.i] = true
