@@ -1,11 +1,17 @@
 package memcache
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/memory"
 )
 
 // TestSketchRecall: past exactBelow the sketch picks the candidates; the top 10
@@ -97,4 +103,94 @@ func BenchmarkScan50k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+}
+
+// TestScanStopsEarlyExactly: the scans stop where the weight alone rules the
+// rest out; what they return must be what a pass over every vector gives, both
+// the exact ranking and the sketch's candidates.
+func TestScanStopsEarlyExactly(t *testing.T) {
+	x, emb := sketchIndex(t, 6_000)
+	for i := range x.weight { // a steeper decay than the benchmark's: more to skip
+		x.weight[i] = 1 / (1 + 20*float64(i)/float64(len(x.ids)))
+	}
+	qv, err := emb.Embed(context.Background(), []string{"retry budget of queue 7 on port 8007"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := x.dims
+	all := func(limit int, sim func(int) float64) []int {
+		s := make([]scored, len(x.ids))
+		for i := range s {
+			v := sim(i)
+			s[i] = scored{i: i, sim: v, score: v * x.weight[i]}
+		}
+		slices.SortFunc(s, func(a, b scored) int {
+			if x.better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		out := make([]int, limit)
+		for k := range out {
+			out[k] = s[k].i
+		}
+		return out
+	}
+	exact := func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }
+	var got []int
+	for _, s := range x.top(10, exact, maxCosine, nil) {
+		got = append(got, s.i)
+	}
+	if want := all(10, exact); !slices.Equal(got, want) {
+		t.Errorf("exact top 10 %v, a full pass gives %v", got, want)
+	}
+	q := sketchOf(qv[0])
+	cands := x.sketchTop(q, minCandidates)
+	slices.Sort(cands)
+	want := all(minCandidates, func(i int) float64 { return float64(sketchSim(q, x.sketch[i*len(q):(i+1)*len(q)])) })
+	slices.Sort(want)
+	if !slices.Equal(cands, want) {
+		t.Errorf("the sketch's %d candidates differ from a full pass's", len(cands))
+	}
+}
+
+// TestIndexLoadsNewestFirst: the scans' early stop needs the index in order of
+// weight; memories pulled in any order load newest first.
+func TestIndexLoadsNewestFirst(t *testing.T) {
+	ctx := context.Background()
+	emb := embed.NewHashing(0)
+	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db"), Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	now := time.Now()
+	err = c.inTx(ctx, func(tx *sql.Tx) error {
+		for _, age := range []int{5, 1, 9, 3, 7} {
+			text := fmt.Sprintf("memory %d hours old", age)
+			v, err := emb.Embed(ctx, []string{text})
+			if err != nil {
+				return err
+			}
+			m := memory.Memory{ID: newID(), Kind: memory.KindFact, Author: "agent:t", Content: text,
+				Status: memory.StatusActive, CreatedAt: now.Add(-time.Duration(age) * time.Hour)}
+			if err := putMemory(ctx, tx, m, now, emb.Name(), v[0]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.loadIndex(ctx, emb.Dims()); err != nil {
+		t.Fatal(err)
+	}
+	x := &c.vecs
+	if len(x.ids) != 5 || !slices.IsSortedFunc(x.created, func(a, b int64) int { return int(b - a) }) {
+		t.Errorf("loaded %d vectors created at %v; want 5, newest first", len(x.ids), x.created)
+	}
+	if !slices.IsSortedFunc(x.weight, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		t.Errorf("weights %v not in decreasing order", x.weight)
+	}
 }
