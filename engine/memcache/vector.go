@@ -33,6 +33,15 @@ func decodeVector(b []byte) []float32 {
 	return v
 }
 
+// appendVector appends the float32s packed in b to v (as decodeVector, without
+// a slice per vector: loading the index decodes every cached vector).
+func appendVector(v []float32, b []byte) []float32 {
+	for i := 0; i+4 <= len(b); i += 4 {
+		v = append(v, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
+	}
+	return v
+}
+
 // dot is the cosine similarity of two L2-normalised vectors (0 when their
 // dimensions differ).
 func dot(a, b []float32) float64 {
