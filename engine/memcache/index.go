@@ -28,8 +28,9 @@ type vecIndex struct {
 	// decay at any later now is weight times one factor common to all, so the
 	// ranking by similarity × weight is the ranking by similarity × decay
 	// without a math.Pow per memory and query.
-	weight []float64
-	sketch []uint64 // per vector, its ternary sketch (quant.go); nil below exactBelow
+	weight  []float64
+	sketch  []uint64 // per vector, its ternary sketch (quant.go); nil below exactBelow
+	maxNorm float64  // the largest norm of a vector (mostSim)
 }
 
 func (x *vecIndex) invalidate() {
@@ -69,6 +70,7 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 	}
 	x.dims = dims
 	x.newestFirst()
+	x.measure()
 	x.loaded = true
 	x.sketch = nil
 	if len(x.ids) > exactBelow {
@@ -149,11 +151,11 @@ func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	d := x.dims
 	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
 	if len(x.ids) <= exactBelow || x.sketch == nil {
-		return x.top(limit, exact, maxCosine, nil)
+		return x.top(limit, exact, x.mostSim(qv), nil)
 	}
 	cands := x.sketchTop(sketchOf(qv), max(minCandidates, limit*candidatesPer))
 	slices.Sort(cands) // into the index's order, for top's early stop
-	return x.top(limit, exact, maxCosine, cands)
+	return x.top(limit, exact, x.mostSim(qv), cands)
 }
 
 // top is the limit best vectors by sim × weight, best first, where no sim
@@ -195,9 +197,23 @@ func (x *vecIndex) top(limit int, sim func(int) float64, most float64, only []in
 	return h.s
 }
 
-// maxCosine bounds the cosine of two unit vectors, with room for the rounding
-// of float32 sums.
-const maxCosine = 1.001
+// mostSim bounds dot(qv, v) over the index's vectors: |qv| times the largest
+// |v| (1 for unit vectors, the embedders' output, but an embedder that does not
+// normalise must not make the early stop drop results), with room for the
+// rounding of float32 sums.
+func (x *vecIndex) mostSim(qv []float32) float64 {
+	return math.Sqrt(dot(qv, qv)) * x.maxNorm * 1.001
+}
+
+// measure records the largest norm of the index's vectors (mostSim).
+func (x *vecIndex) measure() {
+	d, most := x.dims, 0.0
+	for i := range x.ids {
+		v := x.flat[i*d : (i+1)*d]
+		most = max(most, dot(v, v))
+	}
+	x.maxNorm = math.Sqrt(most)
+}
 
 // better orders by score, then the newer first.
 func (x *vecIndex) better(a, b scored) bool {

@@ -37,6 +37,7 @@ func TestSketchRecall(t *testing.T) {
 		x.flat = append(x.flat, v...)
 	}
 	x.sketch = sketchAll(x.flat, x.dims)
+	x.measure()
 	found, total := 0, 0
 	for q := range queries {
 		text := fmt.Sprintf("retry budget of queue %d on port %d", q%13, 8000+q%50)
@@ -45,7 +46,7 @@ func TestSketchRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := x.dims
-		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }, maxCosine, nil)
+		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }, x.mostSim(qv[0]), nil)
 		got := map[int]bool{}
 		for _, s := range x.scan(qv[0], limit) {
 			got[s.i] = true
@@ -84,6 +85,7 @@ func sketchIndex(tb testing.TB, n int) (*vecIndex, *embed.Hashing) {
 		x.flat = append(x.flat, v...)
 	}
 	x.sketch = sketchAll(x.flat, x.dims)
+	x.measure()
 	return x, emb
 }
 
@@ -113,6 +115,11 @@ func TestScanStopsEarlyExactly(t *testing.T) {
 	for i := range x.weight { // a steeper decay than the benchmark's: more to skip
 		x.weight[i] = 1 / (1 + 20*float64(i)/float64(len(x.ids)))
 	}
+	// Vectors of an embedder that does not normalise: similarities past 1.
+	for i := range x.flat {
+		x.flat[i] *= 1 + float32(i/x.dims%5)
+	}
+	x.measure()
 	qv, err := emb.Embed(context.Background(), []string{"retry budget of queue 7 on port 8007"})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +145,7 @@ func TestScanStopsEarlyExactly(t *testing.T) {
 	}
 	exact := func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }
 	var got []int
-	for _, s := range x.top(10, exact, maxCosine, nil) {
+	for _, s := range x.top(10, exact, x.mostSim(qv[0]), nil) {
 		got = append(got, s.i)
 	}
 	if want := all(10, exact); !slices.Equal(got, want) {
