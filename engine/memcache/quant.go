@@ -101,10 +101,10 @@ func sketchSim6(q *[12]uint64, s *[12]uint64) int {
 // sketchTop is the index positions of the k vectors with the best sketch similarity to q times their
 // weight, in no order: one pass over the slab keeping a bounded min-heap of the best so far.
 // Most vectors fail the comparison with its root, inline, and cost nothing more.
-// The index is in order of weight, highest first (loadIndex reads the newest
-// first), and no sketch similarity exceeds best, the query's own bit count: once
-// best × weight is below the root's score, no vector left can enter the heap,
-// and the pass stops there. The candidates are those of a pass over every
+// The index is in order of weight, lowest first (oldest first), and the pass
+// runs from the end; no sketch similarity exceeds best, the query's own bit
+// count: once best × weight is below the root's score, no vector left can
+// enter the heap, and the pass stops there. The candidates are those of a pass over every
 // vector; with a 30-day half-life a read rarely looks past the last few weeks.
 func (x *vecIndex) sketchTop(q []uint64, k int) []int {
 	h := scoredHeap{x: x, s: make([]scored, 0, k)}
@@ -119,7 +119,7 @@ func (x *vecIndex) sketchTop(q []uint64, k int) []int {
 		best += float64(bits.OnesCount64(word))
 	}
 	floor := math.Inf(-1) // the root's score once the heap is full
-	for i := range n {
+	for i := n - 1; i >= 0; i-- {
 		if best*weight[i] < floor {
 			break
 		}

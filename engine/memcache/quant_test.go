@@ -1,7 +1,6 @@
 package memcache
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -32,8 +31,8 @@ func TestSketchRecall(t *testing.T) {
 	x := &vecIndex{dims: emb.Dims(), loaded: true}
 	for i, v := range vecs {
 		x.ids = append(x.ids, fmt.Sprint(i))
-		x.created = append(x.created, int64(n-i))
-		x.weight = append(x.weight, 1/(1+float64(i)/float64(n))) // newer first, as decay does
+		x.created = append(x.created, int64(i+1))
+		x.weight = append(x.weight, 1/(1+float64(n-1-i)/float64(n))) // oldest first, as decay does
 		x.flat = append(x.flat, v...)
 	}
 	x.sketch = sketchAll(x.flat, x.dims)
@@ -80,8 +79,8 @@ func sketchIndex(tb testing.TB, n int) (*vecIndex, *embed.Hashing) {
 	x := &vecIndex{dims: emb.Dims(), loaded: true}
 	for i, v := range vecs {
 		x.ids = append(x.ids, fmt.Sprint(i))
-		x.created = append(x.created, int64(n-i))
-		x.weight = append(x.weight, 1/(1+float64(i)/float64(n))) // newer first, as decay does
+		x.created = append(x.created, int64(i+1))
+		x.weight = append(x.weight, 1/(1+float64(n-1-i)/float64(n))) // oldest first, as decay does
 		x.flat = append(x.flat, v...)
 	}
 	x.sketch = sketchAll(x.flat, x.dims)
@@ -113,7 +112,7 @@ func BenchmarkScan50k(b *testing.B) {
 func TestScanStopsEarlyExactly(t *testing.T) {
 	x, emb := sketchIndex(t, 6_000)
 	for i := range x.weight { // a steeper decay than the benchmark's: more to skip
-		x.weight[i] = 1 / (1 + 20*float64(i)/float64(len(x.ids)))
+		x.weight[i] = 1 / (1 + 20*float64(len(x.ids)-1-i)/float64(len(x.ids)))
 	}
 	// Vectors of an embedder that does not normalise: similarities past 1.
 	for i := range x.flat {
@@ -161,9 +160,9 @@ func TestScanStopsEarlyExactly(t *testing.T) {
 	}
 }
 
-// TestIndexLoadsNewestFirst: the scans' early stop needs the index in order of
-// weight; memories pulled in any order load newest first.
-func TestIndexLoadsNewestFirst(t *testing.T) {
+// TestIndexLoadsOldestFirst: the scans' early stop needs the index in order of
+// weight; memories pulled in any order load oldest first.
+func TestIndexLoadsOldestFirst(t *testing.T) {
 	ctx := context.Background()
 	emb := embed.NewHashing(0)
 	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db"), Embedder: emb})
@@ -194,10 +193,10 @@ func TestIndexLoadsNewestFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	x := &c.vecs
-	if len(x.ids) != 5 || !slices.IsSortedFunc(x.created, func(a, b int64) int { return int(b - a) }) {
-		t.Errorf("loaded %d vectors created at %v; want 5, newest first", len(x.ids), x.created)
+	if len(x.ids) != 5 || !slices.IsSorted(x.created) {
+		t.Errorf("loaded %d vectors created at %v; want 5, oldest first", len(x.ids), x.created)
 	}
-	if !slices.IsSortedFunc(x.weight, func(a, b float64) int { return cmp.Compare(b, a) }) {
-		t.Errorf("weights %v not in decreasing order", x.weight)
+	if !slices.IsSorted(x.weight) {
+		t.Errorf("weights %v not in increasing order", x.weight)
 	}
 }
