@@ -48,8 +48,7 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 		return nil
 	}
 	rows, err := c.db.QueryContext(ctx, `SELECT id, created_at, embedding FROM memories
-		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?
-		`, 4*dims)
+		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?`, 4*dims)
 	if err != nil {
 		return fmt.Errorf("load vectors: %w", err)
 	}
@@ -184,7 +183,8 @@ func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.
 // exactBelow vectors every one is scored exactly; past that a ternary sketch of
 // each vector (quant.go) picks the candidates, cheaply, and only they are scored
 // exactly: at 50k cached memories the exact scan alone is several times the 5 ms
-// budget of a local read, the sketch pass a tenth of a millisecond.
+// budget of a local read, the sketch pass and the re-scoring a third of a
+// millisecond of CPU.
 func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	d := x.dims
 	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
@@ -200,9 +200,8 @@ func (x *vecIndex) scan(qv []float32, limit int) []scored {
 // exceeds most: of every vector, or of those in only (index positions,
 // ascending). The vectors are in order of weight (the index's order): the
 // scan runs from the end and stops where most × weight falls below the
-// limit-th best score. One
-// goroutine: split over the cores, a scan this short waited for the second
-// core longer than it ran on a loaded machine.
+// limit-th best score. One goroutine: a split over the cores does not lower
+// the CPU per call, which is what the wall time follows on a shared machine.
 func (x *vecIndex) top(limit int, sim func(int) float64, most float64, only []int) []scored {
 	h := scoredHeap{x: x, s: make([]scored, 0, limit)}
 	floor := math.Inf(-1)
