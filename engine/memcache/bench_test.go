@@ -130,3 +130,21 @@ func BenchmarkLocalRecall(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLocalLoad: what the first vector read of a process pays, loading
+// the cached vectors from the file into memory (the TUI and the MCP server pay
+// it once, and again after a write or a pull changes the memories; a one-shot
+// CLI command pays it on every similarity briefing or recall).
+func BenchmarkLocalLoad(b *testing.B) {
+	for _, n := range []int{10_000, 50_000} {
+		c := fillCache(b, n)
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			p95(b, func() error {
+				c.vecs.invalidate()
+				c.vecs.mu.Lock()
+				defer c.vecs.mu.Unlock()
+				return c.loadIndex(context.Background(), c.opts.Embedder.Dims())
+			})
+		})
+	}
+}

@@ -22,13 +22,11 @@ func encodeVector(v []float32) []byte {
 	return b
 }
 
-func decodeVector(b []byte) []float32 {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+// appendVector appends the float32s packed in b to v (without a slice per
+// vector: loading the index decodes every cached vector).
+func appendVector(v []float32, b []byte) []float32 {
+	for i := 0; i+4 <= len(b); i += 4 {
+		v = append(v, math.Float32frombits(binary.LittleEndian.Uint32(b[i:])))
 	}
 	return v
 }

@@ -66,7 +66,9 @@ func (c *Cache) Add(ctx context.Context, in memory.NewMemory) (memory.Memory, er
 	if err != nil {
 		return memory.Memory{}, fmt.Errorf("add memory: %w", err)
 	}
-	c.vecs.invalidate()
+	if vec != nil {
+		c.indexAdded(m.ID, now, vec) // a memory without one is not in the index
+	}
 	return m, nil
 }
 

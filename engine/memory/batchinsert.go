@@ -24,17 +24,20 @@ const (
 	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding)
 		SELECT $1, u.id, $3, u.v::vector FROM unnest($2::uuid[], $4::text[]) AS u(id, v)
 		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding`
-	// runPairsSQL: the similarity of each member b of the run to each other member
-	// a, written as the pool query writes it (the candidate's stored vector first),
-	// at or above the gate.
+	// runPairsSQL: the similarity of each member b of the run to each later
+	// member a, written as the pool query writes it (the candidate's vector
+	// first), at or above the gate. The run's vectors come from the statement's
+	// own parameters, the text insertRunVectorsSQL stores (so the same floats),
+	// read once: a self-join of memory_embeddings on the ids probed its primary
+	// key once per pair, about half a second for a run of 256 under load.
 	//
-	//	$1 project  $2 ids  $3 model  $4 gate
-	runPairsSQL = `SELECT a.memory_id::text, b.memory_id::text, 1 - (b.embedding <=> a.embedding) AS similarity
-		FROM memory_embeddings a
-		JOIN memory_embeddings b ON b.repository_id = $1 AND b.model = $3 AND b.memory_id = ANY($2::uuid[])
-			AND b.memory_id <> a.memory_id
-		WHERE a.repository_id = $1 AND a.model = $3 AND a.memory_id = ANY($2::uuid[])
-			AND 1 - (b.embedding <=> a.embedding) >= $4`
+	//	$1 ids  $2 vectors (text)  $3 gate
+	runPairsSQL = `WITH r AS MATERIALIZED (
+			SELECT u.id::text AS id, u.v::vector AS embedding, u.ord
+			FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS u(id, v, ord))
+		SELECT a.id, b.id, 1 - (b.embedding <=> a.embedding) AS similarity
+		FROM r a JOIN r b ON b.ord < a.ord
+		WHERE 1 - (b.embedding <=> a.embedding) >= $3`
 )
 
 // insertRun stores a run's memories (ACTIVE: each has its vector), their "add"
@@ -56,7 +59,7 @@ func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs 
 	b.Queue(insertRunSQL, s.project, ids, authors, kinds, texts, hashes)
 	b.Queue(insertRunEventsSQL, s.project, ids, authors)
 	b.Queue(insertRunVectorsSQL, s.project, ids, model, vtext)
-	b.Queue(runPairsSQL, s.project, ids, model, s.Threshold())
+	b.Queue(runPairsSQL, ids, vtext, s.Threshold())
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	rows, err := br.Query()
