@@ -58,10 +58,15 @@ func (db *DB) NeedsRepoVectorIndex(ctx context.Context, repoID int64, m Model) (
 		return false, fmt.Errorf("count the vectors of repository %d: %w", repoID, err)
 	}
 	// Others' vectors are counted only up to what makes this repository's share
-	// small enough, so the count stays bounded however many there are.
+	// small enough, so the count stays bounded however many there are; the two
+	// key ranges beside the repository's own are read from the primary key, so a
+	// repository alone costs two empty range scans, not a pass over its rows.
 	limit := int(float64(mine)*(1-repoVectorShare)/repoVectorShare) + 1
-	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM symbol_embeddings
-		WHERE model = $2 AND repository_id <> $1 LIMIT $3) v`, repoID, m.Name, limit).Scan(&others)
+	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM (
+		(SELECT 1 FROM symbol_embeddings WHERE repository_id < $1 AND model = $2 LIMIT $3)
+		UNION ALL
+		(SELECT 1 FROM symbol_embeddings WHERE repository_id > $1 AND model = $2 LIMIT $3)) v`,
+		repoID, m.Name, limit).Scan(&others)
 	if err != nil {
 		return false, fmt.Errorf("count the vectors beside repository %d: %w", repoID, err)
 	}
