@@ -29,14 +29,9 @@ func RepoVectorIndexName(m Model, repoID int64) string {
 // index of its own vectors only; with three copies of one tree two thirds of the
 // walk are other repositories' rows.
 func (db *DB) NeedsRepoVectorIndex(ctx context.Context, repoID int64, m Model) (bool, error) {
-	var valid *bool
-	err := db.Pool.QueryRow(ctx, `SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-		WHERE c.relname = $1`, RepoVectorIndexName(m, repoID)).Scan(&valid)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return false, fmt.Errorf("look up the vector index of repository %d: %w", repoID, err)
-	}
-	if valid != nil && *valid {
-		return false, nil
+	valid, err := indexValidity(ctx, db.Pool, RepoVectorIndexName(m, repoID))
+	if err != nil || (valid != nil && *valid) {
+		return false, err
 	}
 	var n int
 	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM symbol_embeddings
@@ -96,11 +91,9 @@ func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) e
 		return fmt.Errorf("lock the vector index build of repository %d: %w", repoID, err)
 	}
 	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, name) //nolint:errcheck
-	var valid *bool
-	err = conn.QueryRow(ctx, `SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
-		WHERE c.relname = $1`, name).Scan(&valid)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("look up the vector index of repository %d: %w", repoID, err)
+	valid, err := indexValidity(ctx, conn, name)
+	if err != nil {
+		return err
 	}
 	ident := pgx.Identifier{name}.Sanitize()
 	switch {
@@ -121,4 +114,16 @@ func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) e
 		return fmt.Errorf("build the vector index of repository %d: %w", repoID, err)
 	}
 	return nil
+}
+
+// indexValidity reports whether the index name is valid (usable by the planner),
+// or nil when there is no such index.
+func indexValidity(ctx context.Context, q RowQuerier, name string) (*bool, error) {
+	var valid *bool
+	err := q.QueryRow(ctx, `SELECT i.indisvalid FROM pg_class c JOIN pg_index i ON i.indexrelid = c.oid
+		WHERE c.relname = $1`, name).Scan(&valid)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("look up index %s: %w", name, err)
+	}
+	return valid, nil
 }
