@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"math"
-	"os"
 	"slices"
 	"sync"
 )
@@ -67,7 +66,7 @@ type GloVe struct {
 	weight []float32 // SIF weight by id
 	// index maps a word to its id (>= 0); stop words map to ^id, or to
 	// stopNotInVocab when GloVe has no vector for them.
-	index map[string]int32
+	index *wordIndex
 }
 
 // LoadGloVe reads a data file written by [ImportWink]. Loading the standard
@@ -75,7 +74,7 @@ type GloVe struct {
 // float32 by blocks of words on first use, so a process that embeds one query
 // decodes a few blocks instead of all 100k rows, and embedding never converts.
 func LoadGloVe(path string) (*GloVe, error) {
-	b, err := os.ReadFile(path)
+	b, err := readFileShared(path)
 	if err != nil {
 		return nil, fmt.Errorf("load glove: %w", err)
 	}
@@ -101,31 +100,25 @@ func newGloVe(f *gloveFile) (*GloVe, error) {
 		half:     f.vecs,
 		blocks:   make([]sync.Once, (count+vectorBlock-1)/vectorBlock),
 		weight:   make([]float32, count),
-		index:    make(map[string]int32, count+len(stopWords)),
+		index:    newWordIndex(count + len(stopWords)),
 	}
 	// Zipf: p(rank r) ≈ 1 / ((r+1) · H_V), H_V ≈ ln V + γ.
 	v := max(f.sourceVocab, count)
 	h := math.Log(float64(v)) + 0.5772156649
-	var err error
 	for id, w := range f.words {
 		p := 1 / ((float64(f.ranks[id]) + 1) * h)
 		g.weight[id] = float32(sifA / (sifA + p))
-		if _, dup := g.index[w]; dup {
-			err = fmt.Errorf("%w: duplicate word %q", errCorrupt, w)
-			break
-		}
-		if IsStopWord(w) {
-			g.index[w] = ^int32(id)
-		} else {
-			g.index[w] = int32(id)
+		if !g.index.add(w, int32(id)) {
+			return nil, fmt.Errorf("%w: duplicate word %q", errCorrupt, w)
 		}
 	}
-	if err != nil {
-		return nil, err
-	}
+	// Stop words are marked afterwards: a few hundred lookups instead of a
+	// stop-set lookup for each of the vocabulary's words.
 	for _, w := range stopWords {
-		if _, ok := g.index[w]; !ok {
-			g.index[w] = stopNotInVocab
+		if e := g.index.entry(w); e < 0 {
+			g.index.add(w, stopNotInVocab)
+		} else if v := g.index.vals[e]; v >= 0 { // a repeated stop word stays marked
+			g.index.vals[e] = ^v
 		}
 	}
 	g.name = fmt.Sprintf("spelunk-glove-%dd-v1", g.dims)
@@ -158,7 +151,7 @@ func (g *GloVe) Words() int { return len(g.words) }
 // vector cannot express; soft matching looks up every word of a hundred
 // candidates a query, and a copy of each was garbage for every search.
 func (g *GloVe) WordVector(word string) ([]float32, bool) {
-	id, ok := g.index[word]
+	id, ok := g.index.get(word)
 	switch {
 	case !ok || id == stopNotInVocab:
 		return nil, false
@@ -191,7 +184,7 @@ func (g *GloVe) embed(sc *scratch, text string, out []float32) {
 	sc.tok.reset(text)
 	ids, stops, feats, stopFeats := sc.ids[:0], sc.stops[:0], sc.feats[:0], sc.stopFeats[:0]
 	for tok := sc.tok.next(); tok != nil; tok = sc.tok.next() {
-		id, ok := g.index[string(tok)]
+		id, ok := g.index.getBytes(tok)
 		switch {
 		case !ok:
 			feats = append(feats, tokenFeature(tok))
@@ -248,10 +241,12 @@ func (g *GloVe) embed(sc *scratch, text string, out []float32) {
 	}
 }
 
-// vectorBlock is how many word vectors are decoded together on first use:
-// words are stored by frequency, so a block of the most frequent words serves
-// most texts.
-const vectorBlock = 1024
+// vectorBlock is how many word vectors are decoded together on first use.
+// Words are stored by frequency, so one block of frequent words serves most
+// texts; but a search's soft matching looks up rare identifiers all over the
+// vocabulary, and blocks of 1024 had it decode most of the file (30 ms a
+// process).
+const vectorBlock = 32
 
 // vector returns word id's unit vector, decoding its block the first time.
 func (g *GloVe) vector(id int) []float32 {
