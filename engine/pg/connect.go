@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-	pgxvec "github.com/pgvector/pgvector-go/pgx"
 )
 
 // DefaultTenant is the tenant used when none is configured.
@@ -60,14 +59,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := CheckServer(ctx, conn); err != nil {
 		return nil, err
 	}
-	if _, err := Migrate(ctx, conn); err != nil {
-		return nil, err
-	}
-	var appRole bool
-	err = conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)
-		AND pg_has_role(current_user, $1, 'MEMBER')`, AppRole).Scan(&appRole)
+	st, err := currentState(ctx, conn)
 	if err != nil {
-		return nil, fmt.Errorf("check role %s: %w", AppRole, err)
+		return nil, err
 	}
 
 	cfg, err := pgxpool.ParseConfig(opts.URL)
@@ -91,18 +85,14 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
 		cfg.ConnConfig.RuntimeParams["jit"] = "off"
 	}
-	tenant := opts.Tenant
+	// The role and the tenant are startup parameters, set as the session
+	// starts: no round trip on a new connection.
+	cfg.ConnConfig.RuntimeParams["spelunk.tenant"] = opts.Tenant
+	if st.appRole {
+		cfg.ConnConfig.RuntimeParams["role"] = AppRole
+	}
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		if err := pgxvec.RegisterTypes(ctx, c); err != nil {
-			return fmt.Errorf("register vector types: %w", err)
-		}
-		if appRole {
-			if _, err := c.Exec(ctx, "SET ROLE "+AppRole); err != nil {
-				return fmt.Errorf("set role %s: %w", AppRole, err)
-			}
-		}
-		_, err := c.Exec(ctx, `SELECT set_config('spelunk.tenant', $1, false)`, tenant)
-		return err
+		return st.registerVectorTypes(c.TypeMap())
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -112,7 +102,33 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		pool.Close()
 		return nil, describeConnectError(opts.URL, err)
 	}
-	return &DB{Pool: pool, URL: opts.URL, Tenant: tenant, AppRole: appRole}, nil
+	db := &DB{Pool: pool, URL: opts.URL, Tenant: opts.Tenant, AppRole: st.appRole}
+	db.iterative.Store(1)
+	if HasIterativeScan(st.vectorVersion) {
+		db.iterative.Store(2)
+	}
+	return db, nil
+}
+
+// currentState reads the database's state and, when its schema is not this
+// binary's, migrates it (under the migration lock, which a current schema does
+// not take) and reads the state again.
+func currentState(ctx context.Context, conn *pgx.Conn) (openState, error) {
+	st, err := readOpenState(ctx, conn)
+	if err != nil {
+		return st, err
+	}
+	ms, err := Migrations()
+	if err != nil {
+		return st, err
+	}
+	if st.applied == len(ms) {
+		return st, nil
+	}
+	if _, err := Migrate(ctx, conn); err != nil {
+		return st, err
+	}
+	return readOpenState(ctx, conn)
 }
 
 // Close releases the pool.

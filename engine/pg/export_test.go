@@ -6,3 +6,6 @@ var ProcessesIn = processesIn
 
 // KillProcessesIn lets a failing test clean up the processes it froze.
 var KillProcessesIn = killProcessesIn
+
+// MigrationLockForTest is the advisory lock Migrate holds.
+const MigrationLockForTest = int64(migrationLock)

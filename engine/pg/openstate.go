@@ -1,0 +1,79 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
+	pgxvec "github.com/pgvector/pgvector-go/pgx"
+)
+
+// openState is what Open needs to know of a database before it opens the pool,
+// read in one round trip so that a CLI process whose schema is current pays one
+// query on its owner connection and none on each pool connection (it paid six,
+// and three on each pool connection: the type lookup, SET ROLE and the tenant).
+type openState struct {
+	applied       int  // schema version; 0 when the migrations table does not exist
+	appRole       bool // AppRole exists and the URL's user may act as it
+	vectorVersion string
+	// Type OIDs of vector, _vector, halfvec, _halfvec, sparsevec and _sparsevec;
+	// nil for a type the installed pgvector does not have.
+	oids [6]*uint32
+}
+
+const openStateSQL = `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AND pg_has_role(current_user, $1, 'MEMBER'),
+	coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
+	to_regtype('vector')::oid, to_regtype('_vector')::oid, to_regtype('halfvec')::oid,
+	to_regtype('_halfvec')::oid, to_regtype('sparsevec')::oid, to_regtype('_sparsevec')::oid`
+
+// readOpenState reads the state in one batch: the schema version is a second
+// statement of it, which fails (leaving applied 0) before the first migration.
+func readOpenState(ctx context.Context, conn *pgx.Conn) (openState, error) {
+	var st openState
+	b := &pgx.Batch{}
+	b.Queue(openStateSQL, AppRole)
+	b.Queue(`SELECT coalesce(max(version), 0) FROM spelunk_schema_migrations`)
+	res := conn.SendBatch(ctx, b)
+	o := &st.oids
+	err := res.QueryRow().Scan(&st.appRole, &st.vectorVersion, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])
+	if err != nil {
+		res.Close()
+		return st, fmt.Errorf("check role %s and pgvector: %w", AppRole, err)
+	}
+	err = res.QueryRow().Scan(&st.applied)
+	closeErr := res.Close()
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: a new database
+		return st, nil
+	case err != nil:
+		return st, fmt.Errorf("read schema version: %w", err)
+	case closeErr != nil:
+		return st, fmt.Errorf("read schema version: %w", closeErr)
+	}
+	return st, nil
+}
+
+// registerVectorTypes teaches a connection pgvector's types from the OIDs read
+// once, as pgvector-go's RegisterTypes does with a query per connection.
+func (st *openState) registerVectorTypes(tm *pgtype.Map) error {
+	if st.oids[0] == nil {
+		return errors.New("the vector type is missing from the database (is the pgvector extension installed?)")
+	}
+	codecs := []pgtype.Codec{&pgxvec.VectorCodec{}, &pgxvec.HalfVectorCodec{}, &pgxvec.SparseVectorCodec{}}
+	for i, name := range []string{"vector", "halfvec", "sparsevec"} {
+		oid, arrayOid := st.oids[2*i], st.oids[2*i+1]
+		if oid == nil {
+			continue
+		}
+		t := &pgtype.Type{Name: name, OID: *oid, Codec: codecs[i]}
+		tm.RegisterType(t)
+		if arrayOid != nil {
+			tm.RegisterType(&pgtype.Type{Name: "_" + name, OID: *arrayOid, Codec: &pgtype.ArrayCodec{ElementType: t}})
+		}
+	}
+	return nil
+}
