@@ -10,11 +10,13 @@ import (
 
 // RepoStats are a repository's figures for ranking: its chunks (every symbol but
 // fields: what "common" and "small" are measured against) and BM25's documents
-// (chunks that are not parts) with their average weighted length.
+// (chunks that are not parts) with their average weighted length, and the
+// embedding model its vectors were made with ("" before any).
 type RepoStats struct {
 	Chunks    int
 	Docs      int
 	AvgLength float64
+	Model     string
 }
 
 const countRepoStats = `SELECT count(*) FILTER (WHERE kind <> 'field'),
@@ -27,8 +29,9 @@ const countRepoStats = `SELECT count(*) FILTER (WHERE kind <> 'field'),
 func (db *DB) ReadRepoStats(ctx context.Context, repoID int64) (RepoStats, error) {
 	var chunks, docs *int
 	var avg *float64
-	err := db.Pool.QueryRow(ctx, `SELECT stat_chunks, stat_docs, stat_avg_length FROM repositories WHERE id = $1`,
-		repoID).Scan(&chunks, &docs, &avg)
+	var model string
+	err := db.Pool.QueryRow(ctx, `SELECT stat_chunks, stat_docs, stat_avg_length, coalesce(embedding_model, '')
+		FROM repositories WHERE id = $1`, repoID).Scan(&chunks, &docs, &avg, &model)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return RepoStats{}, fmt.Errorf("not indexed: no repository with id %d (run spelunk index)", repoID)
 	}
@@ -36,9 +39,9 @@ func (db *DB) ReadRepoStats(ctx context.Context, repoID int64) (RepoStats, error
 		return RepoStats{}, fmt.Errorf("read the repository's statistics: %w", err)
 	}
 	if chunks != nil && docs != nil && avg != nil {
-		return RepoStats{Chunks: *chunks, Docs: *docs, AvgLength: *avg}, nil
+		return RepoStats{Chunks: *chunks, Docs: *docs, AvgLength: *avg, Model: model}, nil
 	}
-	var s RepoStats
+	s := RepoStats{Model: model}
 	if err := db.Pool.QueryRow(ctx, countRepoStats, repoID).Scan(&s.Chunks, &s.Docs, &s.AvgLength); err != nil {
 		return RepoStats{}, fmt.Errorf("count the repository's statistics: %w", err)
 	}

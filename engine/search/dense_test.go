@@ -2,8 +2,10 @@ package search
 
 import (
 	"context"
+	"strings"
 	"testing"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
@@ -35,5 +37,27 @@ func TestDenseChannelAnswersOnInstalledPgvector(t *testing.T) {
 		if r.Explain.Channels[Dense].Rank == 0 {
 			t.Fatalf("%s not explained by the dense channel: %v", r.QualifiedName, r.Explain.Channels)
 		}
+	}
+}
+
+// A query embedder other than the index's model leaves the dense channel out
+// with the reason, rather than comparing vectors of two spaces.
+func TestDenseChannelRefusesAnotherModel(t *testing.T) {
+	fx := indextest.Fixture(t)
+	ctx := context.Background()
+	other := embed.NewHashing(fx.Emb.Dims() / 2)
+	if other.Name() == fx.Emb.Name() {
+		t.Fatalf("the other embedder has the index's name %s", other.Name())
+	}
+	resp, err := New(fx.DB, fx.RepoID, other).Search(ctx, "retry a failed call with exponential backoff", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	why := resp.Unavailable[Dense]
+	if !strings.Contains(why, "embedded with "+fx.Emb.Name()) || !strings.Contains(why, other.Name()) {
+		t.Fatalf("dense channel with another model: unavailable %q, want both model names", why)
+	}
+	if len(resp.Results) == 0 {
+		t.Fatal("the other channels answered nothing")
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
@@ -29,10 +28,9 @@ type Searcher struct {
 	repoID int64
 	emb    Embedder // nil: no dense channel
 
-	mu         sync.Mutex
-	indexModel string
-	stats      pg.RepoStats // cached for a minute (repoStats)
-	statsAt    time.Time
+	mu      sync.Mutex
+	stats   pg.RepoStats // cached for a minute (repoStats)
+	statsAt time.Time
 	// indexedRows is the model's HNSW index size (denseExact), read at indexedAt.
 	indexedRows float64
 	indexedAt   time.Time
@@ -301,28 +299,18 @@ func (s *Searcher) rankFileResults(ctx context.Context, cands []candidate, opts 
 	return s.fillContent(ctx, resp.Files)
 }
 
-// denseUsable checks that the query embedder is the model the index was built with.
+// denseUsable checks that the query embedder is the model the index was built
+// with (read with the statistics, so a re-embed is seen within a minute).
 func (s *Searcher) denseUsable(ctx context.Context) error {
 	if s.emb == nil {
 		return errors.New("no embedder configured")
 	}
-	s.mu.Lock()
-	model := s.indexModel
-	s.mu.Unlock()
-	if model == "" {
-		err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(embedding_model, '') FROM repositories WHERE id = $1`, s.repoID).Scan(&model)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return fmt.Errorf("not indexed: no repository with id %d (run spelunk index)", s.repoID)
-		}
-		if err != nil {
-			return fmt.Errorf("read the repository's embedding model: %w", err)
-		}
-		s.mu.Lock()
-		s.indexModel = model
-		s.mu.Unlock()
+	st, err := s.repoStats(ctx)
+	if err != nil {
+		return err
 	}
-	if model != "" && model != s.emb.Name() {
-		return fmt.Errorf("the index was embedded with %s but the query embedder is %s: re-index, or pick that embedder", model, s.emb.Name())
+	if st.Model != "" && st.Model != s.emb.Name() {
+		return fmt.Errorf("the index was embedded with %s but the query embedder is %s: re-index, or pick that embedder", st.Model, s.emb.Name())
 	}
 	return nil
 }
