@@ -30,7 +30,9 @@ const openStateSQL = `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) 
 	to_regtype('_halfvec')::oid, to_regtype('sparsevec')::oid, to_regtype('_sparsevec')::oid`
 
 // readOpenState reads the state in one batch: the schema version is a second
-// statement of it, which fails (leaving applied 0) before the first migration.
+// statement of it. Before the first migration the batch fails as a whole (it is
+// prepared before it runs) and the state is the zero one, schema version 0:
+// Open then migrates and reads it again.
 func readOpenState(ctx context.Context, conn *pgx.Conn) (openState, error) {
 	var st openState
 	b := &pgx.Batch{}
@@ -39,20 +41,18 @@ func readOpenState(ctx context.Context, conn *pgx.Conn) (openState, error) {
 	res := conn.SendBatch(ctx, b)
 	o := &st.oids
 	err := res.QueryRow().Scan(&st.appRole, &st.vectorVersion, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])
-	if err != nil {
-		res.Close()
-		return st, fmt.Errorf("check role %s and pgvector: %w", AppRole, err)
+	if err == nil {
+		err = res.QueryRow().Scan(&st.applied)
 	}
-	err = res.QueryRow().Scan(&st.applied)
-	closeErr := res.Close()
+	if closeErr := res.Close(); err == nil {
+		err = closeErr
+	}
 	var pgErr *pgconn.PgError
-	switch {
-	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table: a new database
-		return st, nil
-	case err != nil:
-		return st, fmt.Errorf("read schema version: %w", err)
-	case closeErr != nil:
-		return st, fmt.Errorf("read schema version: %w", closeErr)
+	if errors.As(err, &pgErr) && pgErr.Code == "42P01" { // undefined_table: a new database
+		return openState{}, nil
+	}
+	if err != nil {
+		return openState{}, fmt.Errorf("read the schema version, role %s and pgvector's types: %w", AppRole, err)
 	}
 	return st, nil
 }

@@ -90,25 +90,7 @@ func TestMigrateIsIdempotentAndConcurrent(t *testing.T) {
 
 func TestFreshDatabaseMigratesConcurrently(t *testing.T) {
 	ctx := context.Background()
-	admin, err := pg.ConnectOwner(ctx, pgtest.ServerURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	name := "fresh_" + strings.ReplaceAll(t.Name(), "/", "_")
-	name = strings.ToLower(name)
-	// The connection closes after the drop (a deferred Close ran before the
-	// cleanup and left the database behind, failing the next run on the cluster).
-	t.Cleanup(func() {
-		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
-		admin.Close(context.Background())
-	})
-	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
-		t.Fatal(err)
-	}
-	url := pgtest.WithDatabase(pgtest.ServerURL(t), name)
+	url := freshDatabase(t)
 
 	var wg sync.WaitGroup
 	applied := make([]int, 2)
@@ -333,4 +315,63 @@ func waitGone(t *testing.T, pid int) {
 		time.Sleep(25 * time.Millisecond)
 	}
 	t.Fatalf("process %d did not exit", pid)
+}
+
+// freshDatabase creates an empty database for this test (dropped after it) and
+// returns its owner URL.
+func freshDatabase(t *testing.T) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pg.ConnectOwner(ctx, pgtest.ServerURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.ToLower("fresh_" + strings.ReplaceAll(t.Name(), "/", "_"))
+	// The connection closes after the drop (a deferred Close ran before the
+	// cleanup and left the database behind, failing the next run on the cluster).
+	t.Cleanup(func() {
+		_, _ = admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)")
+		admin.Close(context.Background())
+	})
+	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	return pgtest.WithDatabase(pgtest.ServerURL(t), name)
+}
+
+// Two processes opening a new database at once both get a pool on the current
+// schema, acting as the application role (whose role and types only exist once
+// the first migration has run).
+func TestOpenMigratesAFreshDatabase(t *testing.T) {
+	url := freshDatabase(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	dbs := make([]*pg.DB, 2)
+	errs := make([]error, 2)
+	for i := range dbs {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			dbs[i], errs[i] = pg.Open(ctx, pg.Options{URL: url})
+		}(i)
+	}
+	wg.Wait()
+	ms, _ := pg.Migrations()
+	for i, db := range dbs {
+		if errs[i] != nil {
+			t.Fatalf("open %d: %v", i, errs[i])
+		}
+		defer db.Close()
+		var user string
+		var version int
+		if err := db.Pool.QueryRow(ctx, `SELECT current_user, (SELECT max(version) FROM spelunk_schema_migrations)`).Scan(&user, &version); err != nil {
+			t.Fatal(err)
+		}
+		if !db.AppRole || user != pg.AppRole || version != len(ms) {
+			t.Fatalf("open %d: acting as %q (app role %v) at schema %d, want %s at %d", i, user, db.AppRole, version, pg.AppRole, len(ms))
+		}
+	}
 }

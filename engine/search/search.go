@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/symbols"
