@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/internal/memlimit"
 )
 
 // usageError marks bad usage: exit code 2 instead of 1.
@@ -38,6 +39,7 @@ type globals struct {
 }
 
 func main() {
+	memlimit.Apply()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	os.Exit(run(ctx, os.Args[1:]))

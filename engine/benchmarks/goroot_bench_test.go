@@ -15,6 +15,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/internal/memlimit"
 )
 
 // BenchmarkIndexGoroot is a full first index of Go's src/net and of all of
@@ -28,6 +29,7 @@ import (
 // swaps the built-in default embedder for the hashing one, to show what the
 // embeddings cost.
 func BenchmarkIndexGoroot(b *testing.B) {
+	memlimit.Apply() // as the spelunk command does
 	emb := benchEmbedder(b)
 	b.Run("net", func(b *testing.B) {
 		root, _ := corpusOf(b, filepath.Join(goRoot(), "src", "net"), 1<<40)
