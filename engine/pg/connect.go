@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -36,6 +37,7 @@ type DB struct {
 	AppRole bool
 
 	iterative atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
+	applied   int          // the schema version Open found
 }
 
 // Options configure Open.
@@ -47,9 +49,22 @@ type Options struct {
 }
 
 // Open connects, checks the server, applies pending migrations and returns the pool.
+//
+// A database that is ready (this binary's schema, the application role ours to
+// take) is opened with no other connection than the pool's: its first connection
+// starts as the role and reads the state. Otherwise an owner connection migrates
+// first. A one-shot command pays for every connection: each new PostgreSQL
+// backend costs 6-10 ms of server CPU before its first query.
 func Open(ctx context.Context, opts Options) (*DB, error) {
 	if opts.Tenant == "" {
 		opts.Tenant = DefaultTenant
+	}
+	cfg, err := poolConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	if db, err := openReady(ctx, cfg, opts); db != nil || err != nil {
+		return db, err
 	}
 	conn, err := ConnectOwner(ctx, opts.URL)
 	if err != nil {
@@ -63,10 +78,17 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st.appRole {
+		cfg.ConnConfig.RuntimeParams["role"] = AppRole
+	}
+	return openPool(ctx, cfg, opts, func(context.Context, *pgx.Conn) (*openState, error) { return &st, nil })
+}
 
+// poolConfig is the pool's configuration for opts, before the role is chosen.
+func poolConfig(opts Options) (*pgxpool.Config, error) {
 	cfg, err := pgxpool.ParseConfig(opts.URL)
 	if err != nil {
-		return nil, redacted(fmt.Errorf("database URL %q: %w", RedactURL(opts.URL), err))
+		return nil, redacted(fmt.Errorf("bad database URL %q: %w", RedactURL(opts.URL), err))
 	}
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = connectTimeout
@@ -88,11 +110,55 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	// The role and the tenant are startup parameters, set as the session
 	// starts: no round trip on a new connection.
 	cfg.ConnConfig.RuntimeParams["spelunk.tenant"] = opts.Tenant
-	if st.appRole {
-		cfg.ConnConfig.RuntimeParams["role"] = AppRole
+	return cfg, nil
+}
+
+// openReady is Open's path for a ready database: the pool starts as the
+// application role and its first connection reads the state. It returns no DB
+// and no error when the database is not ready (the role missing or not the
+// URL's user's to take, the schema not this binary's), for Open to migrate.
+func openReady(ctx context.Context, cfg *pgxpool.Config, opts Options) (*DB, error) {
+	cfg = cfg.Copy()
+	cfg.ConnConfig.RuntimeParams["role"] = AppRole
+	db, err := openPool(ctx, cfg, opts, func(ctx context.Context, c *pgx.Conn) (*openState, error) {
+		if err := CheckServer(ctx, c); err != nil {
+			return nil, err
+		}
+		st, err := readOpenState(ctx, c)
+		return &st, err
+	})
+	var pgErr *pgconn.PgError
+	switch {
+	case errors.As(err, &pgErr) && (pgErr.Code == "42704" || pgErr.Code == "42501"):
+		return nil, nil // no such role, or not ours to take
+	case err != nil:
+		return nil, err
 	}
+	ms, err := Migrations()
+	if err != nil || db.applied != len(ms) {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openPool opens the pool and its first connection, on which first (once)
+// returns the state every connection's types are registered from.
+func openPool(ctx context.Context, cfg *pgxpool.Config, opts Options, first func(context.Context, *pgx.Conn) (*openState, error)) (*DB, error) {
+	var mu sync.Mutex
+	var st *openState
 	cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
-		return st.registerVectorTypes(c.TypeMap())
+		mu.Lock()
+		defer mu.Unlock()
+		if st == nil {
+			read, err := first(ctx, c)
+			if err != nil {
+				return err
+			}
+			st = read
+		}
+		st.registerVectorTypes(c.TypeMap())
+		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
@@ -100,9 +166,19 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	if err := pool.Ping(ctx); err != nil {
 		pool.Close()
+		var pgErr *pgconn.PgError
+		if errors.Is(err, ErrServerTooOld) || errors.As(err, &pgErr) && pgErr.Code != "3D000" && pgErr.Code != "28P01" && pgErr.Code != "28000" {
+			return nil, err // the server answered: not a connection problem
+		}
 		return nil, describeConnectError(opts.URL, err)
 	}
-	db := &DB{Pool: pool, URL: opts.URL, Tenant: opts.Tenant, AppRole: st.appRole}
+	mu.Lock()
+	defer mu.Unlock()
+	if st.applied > 0 && st.oids[0] == nil {
+		pool.Close()
+		return nil, errors.New("the vector type is missing from the database (is the pgvector extension installed?)")
+	}
+	db := &DB{Pool: pool, URL: opts.URL, Tenant: opts.Tenant, AppRole: st.appRole, applied: st.applied}
 	db.iterative.Store(1)
 	if HasIterativeScan(st.vectorVersion) {
 		db.iterative.Store(2)
@@ -162,6 +238,9 @@ func describeConnectError(url string, err error) error {
 	return redacted(fmt.Errorf("cannot connect to PostgreSQL at %s (is the server running? `spelunk db status` for the embedded one): %w", RedactURL(url), err))
 }
 
+// ErrServerTooOld is returned for a server older than MinServerVersion.
+var ErrServerTooOld = errors.New("the PostgreSQL server is too old")
+
 // MinServerVersion is the oldest PostgreSQL spelunk supports.
 const MinServerVersion = 13
 
@@ -176,7 +255,7 @@ func CheckServer(ctx context.Context, conn *pgx.Conn) error {
 		v, _ = strconv.Atoi(s)
 	}
 	if v/10000 < MinServerVersion {
-		return fmt.Errorf("PostgreSQL %d.%d is too old: spelunk needs %d or newer", v/10000, v%10000, MinServerVersion)
+		return fmt.Errorf("%w: PostgreSQL %d.%d, spelunk needs %d or newer", ErrServerTooOld, v/10000, v%10000, MinServerVersion)
 	}
 	return nil
 }

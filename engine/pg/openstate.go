@@ -58,11 +58,9 @@ func readOpenState(ctx context.Context, conn *pgx.Conn) (openState, error) {
 }
 
 // registerVectorTypes teaches a connection pgvector's types from the OIDs read
-// once, as pgvector-go's RegisterTypes does with a query per connection.
-func (st *openState) registerVectorTypes(tm *pgtype.Map) error {
-	if st.oids[0] == nil {
-		return errors.New("the vector type is missing from the database (is the pgvector extension installed?)")
-	}
+// once, as pgvector-go's RegisterTypes does with a query per connection. A
+// database not migrated yet has none (Open then migrates and opens again).
+func (st *openState) registerVectorTypes(tm *pgtype.Map) {
 	codecs := []pgtype.Codec{&pgxvec.VectorCodec{}, &pgxvec.HalfVectorCodec{}, &pgxvec.SparseVectorCodec{}}
 	for i, name := range []string{"vector", "halfvec", "sparsevec"} {
 		oid, arrayOid := st.oids[2*i], st.oids[2*i+1]
@@ -75,5 +73,4 @@ func (st *openState) registerVectorTypes(tm *pgtype.Map) error {
 			tm.RegisterType(&pgtype.Type{Name: "_" + name, OID: *arrayOid, Codec: &pgtype.ArrayCodec{ElementType: t}})
 		}
 	}
-	return nil
 }
