@@ -15,11 +15,22 @@ import (
 // openDB resolves the database (flag, env, else the embedded cluster started on
 // demand), migrates it and opens the pool for the tenant.
 func openDB(ctx context.Context, g *globals) (*pg.DB, error) {
+	return openDBConns(ctx, g, 0)
+}
+
+// oneShotConns caps the pool of a command that runs one search or lookup and
+// exits. Every connection is a new PostgreSQL backend, 6-10 ms of server CPU
+// before its first query; a search's five channels on two connections instead
+// of four cost ~15 ms less of it, on a machine whose two cores they share anyway.
+const oneShotConns = 2
+
+// openDBConns is openDB with the pool capped at maxConns (0: pgxpool's default).
+func openDBConns(ctx context.Context, g *globals, maxConns int32) (*pg.DB, error) {
 	url, _, err := pg.Resolve(ctx, g.db)
 	if err != nil {
 		return nil, err
 	}
-	return pg.Open(ctx, pg.Options{URL: url, Tenant: g.tenant})
+	return pg.Open(ctx, pg.Options{URL: url, Tenant: g.tenant, MaxConns: maxConns})
 }
 
 // repoRoot is --repo, else the git top level of the current directory, else the

@@ -208,14 +208,15 @@ func newSymbolsCmd(g *globals) *cobra.Command {
 }
 
 // openRepo opens the database and the registered repository of --repo / the current
-// directory, failing with the fix when it was never indexed.
+// directory, failing with the fix when it was never indexed. Its callers are
+// one-shot commands (search, show, the graph walks), hence the small pool.
 func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 	ctx := cmd.Context()
 	root, err := repoRoot(ctx, g)
 	if err != nil {
 		return nil, pg.Repository{}, err
 	}
-	db, err := openDB(ctx, g)
+	db, err := openDBConns(ctx, g, oneShotConns)
 	if err != nil {
 		return nil, pg.Repository{}, err
 	}
