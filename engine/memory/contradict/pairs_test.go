@@ -66,6 +66,8 @@ var pairSets = []pairSet{
 	{"pairs_heldout2", "test", 0.95, 0.75},
 	// The third round's development set (testdata/memory/README.md).
 	{"pairs_dev2", "", 0.95, 0.76},
+	// The fourth round's development set (testdata/memory/README.md).
+	{"pairs_dev3", "", 0, 0},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {
