@@ -12,6 +12,10 @@ import (
 // alternatives. The word order may differ ("The gateway emits its logs as JSON"
 // vs "Logs from the gateway are emitted as logfmt"), the context may not.
 
+// maxSlotWords bounds the words of one slot filler ("the RFC 7807 problem
+// details", "the local time zone"): a noun phrase with its qualifiers.
+const maxSlotWords = 4
+
 // additives mark a statement that adds to another instead of replacing it: "the
 // linter also checks for shadowed variables".
 var additives = map[string]bool{"also": true, "too": true, "additionally": true, "besides": true}
@@ -52,7 +56,7 @@ func slotPhrases(pa, pb phrase) Result {
 	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
-	if !sameSlot(ra, rb) {
+	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
@@ -73,11 +77,47 @@ type run struct {
 	// verb is the word that takes the filler after a preposition, when the run
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
 	verb *token
+	// indefinite: the run follows "a" or "an", a class of things ("a managed
+	// service") rather than one of them.
+	indefinite bool
 }
 
+// named: the run names something (a name or a value), as "Datadog" does and "a
+// managed service" does not.
+func (r run) named() bool {
+	for _, t := range r.toks {
+		if t.shaped || t.kind == tValue {
+			return true
+		}
+	}
+	return false
+}
+
+// classOf: x is an indefinite class with no name in it and y names something,
+// one member of the class ("a statically typed language" vs "Go"): y refines x.
+func classOf(x, y run) bool { return x.indefinite && !x.named() && y.named() }
+
 // bounded: the run gives a range ("within a day", "at most 100"), which admits
-// the other side's filler rather than replacing it.
-func (r run) bounded() bool { return hasBound(r.anchor) || hasBound(r.toks...) }
+// the other side's filler rather than replacing it. A bound word bounds only a
+// value after it: "uses least connections" names a policy, not a range.
+func (r run) bounded() bool {
+	seq := append([]token{r.anchor}, r.toks...)
+	for i, t := range seq {
+		if boundWord(t) && hasValue(seq[i+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasValue(ts []token) bool {
+	for _, t := range ts {
+		if t.kind == tValue {
+			return true
+		}
+	}
+	return false
+}
 
 // ownRun returns the one contiguous run of p's content that o lacks. It fails
 // when p has no such content, more than one run, a run longer than
@@ -119,10 +159,17 @@ func ownRun(p, o phrase) (run, bool) {
 			r.toks = append(r.toks, t)
 		}
 	}
-	if len(r.toks) > maxChoiceWords || !inPredicate(p.toks[end:], o) {
+	if len(r.toks) > maxSlotWords || !inPredicate(p.toks[end:], o) {
 		return run{}, false
 	}
-	r.anchor = p.toks[start-1]
+	// The slot is named by the word before the noun phrase, not its article:
+	// "in the local time zone" fills the slot "in UTC" does.
+	at := start - 1
+	for at > 0 && p.toks[at].kind == tWord && determiners[p.toks[at].lower] {
+		r.indefinite = r.indefinite || p.toks[at].lower == "a" || p.toks[at].lower == "an"
+		at--
+	}
+	r.anchor = p.toks[at]
 	// A choice cue that opens the run is where the slot starts: "using argon2"
 	// fills the slot "with bcrypt" does.
 	if first := p.toks[start]; len(r.toks) > 1 && first.kind == tWord && cueSet[first.lower] && !isCopula(first.lower) {
