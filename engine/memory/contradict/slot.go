@@ -234,8 +234,13 @@ func sameSlot(x, y run) bool {
 	if x.verb != nil && y.verb != nil && x.verb.key != y.verb.key && x.anchor.key != y.anchor.key {
 		return false
 	}
+	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil {
+		// Two states the subject is put in, nothing else different: "are
+		// deleted after processing" vs "are kept after processing".
+		return true
+	}
 	for _, r := range []run{x, y} {
-		if first := r.toks[0]; isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower) {
+		if participleRun(r) {
 			return false
 		}
 	}
@@ -260,6 +265,13 @@ func sameSlot(x, y run) bool {
 		return true
 	}
 	return len(x.toks) >= 2 && len(y.toks) >= 2 && cueSet[x.anchor.lower] && cueSet[y.anchor.lower]
+}
+
+// participleRun: the run opens with a participle after a copula ("are purged
+// after 30 days").
+func participleRun(r run) bool {
+	first := r.toks[0]
+	return isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower)
 }
 
 // inPredicate reports whether what follows a run leaves it in the predicate: a
