@@ -124,11 +124,33 @@ func (st *statement) clause(raw []token) (clause, bool) {
 var determiners = setOf([]string{"the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "your", "my"})
 
 func attributive(raw []token, i int) bool {
-	if i == 0 || i+1 >= len(raw) || !determiners[raw[i-1].lower] {
+	if i+1 >= len(raw) {
 		return false
 	}
 	next := raw[i+1]
-	return next.kind == tWord && !next.stop && !next.neg
+	if next.kind != tWord || next.stop || next.neg {
+		return false
+	}
+	if i == 0 {
+		return leadsSubject(raw, i+1)
+	}
+	return determiners[raw[i-1].lower]
+}
+
+// leadsSubject reports whether the content words from raw[i] run straight into a
+// verb marker: an antonym opening the clause then qualifies its subject ("Manual
+// failover is discouraged" is about manual failover), where an imperative has an
+// object instead ("Disable the cache", "Disallow root login").
+func leadsSubject(raw []token, i int) bool {
+	for ; i < len(raw); i++ {
+		switch t := raw[i]; {
+		case verbMarker(t):
+			return true
+		case t.kind != tWord || t.stop || t.neg:
+			return false
+		}
+	}
+	return false
 }
 
 // ownKey is a word's stem with synonyms merged but no antonym mapping.

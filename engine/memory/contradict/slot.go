@@ -80,6 +80,8 @@ type run struct {
 	// indefinite: the run follows "a" or "an", a class of things ("a managed
 	// service") rather than one of them.
 	indefinite bool
+	// linksCue: the run's first word is followed by a choice cue ("stored in").
+	linksCue bool
 }
 
 // named: the run names something (a name or a value), as "Datadog" does and "a
@@ -176,6 +178,10 @@ func ownRun(p, o phrase) (run, bool) {
 		r.anchor, r.toks = first, r.toks[1:]
 		start++
 	}
+	if start+1 < len(p.toks) {
+		next := p.toks[start+1]
+		r.linksCue = next.kind == tWord && cueSet[next.lower]
+	}
 	r.splitVerb(p.toks, start, end)
 	if r.verb != nil {
 		start += 2
@@ -234,9 +240,11 @@ func sameSlot(x, y run) bool {
 	if x.verb != nil && y.verb != nil && x.verb.key != y.verb.key && x.anchor.key != y.anchor.key {
 		return false
 	}
-	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil {
+	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil && !x.linksCue && !y.linksCue {
 		// Two states the subject is put in, nothing else different: "are
-		// deleted after processing" vs "are kept after processing".
+		// deleted after processing" vs "are kept after processing". A participle
+		// that only leads to a shared filler through a cue is the same verb said
+		// another way ("stored in Redis" vs "kept in Redis").
 		return true
 	}
 	for _, r := range []run{x, y} {
