@@ -64,6 +64,35 @@ func matchWord(s string) string {
 	return s[:i]
 }
 
+// identifier extends the word m at the start of s over hyphens when the whole
+// is an identifier with a digit in it: "eu-west-1", "x86-64", "SHA-256" name one
+// thing (a region, an architecture), where "two-factor" is two words.
+func identifier(s, m string) string {
+	end := len(m)
+	for end+1 < len(s) && s[end] == '-' {
+		next := matchWord(s[end+1:])
+		if next == "" {
+			next = leadingDigits(s[end+1:])
+		}
+		if next == "" || strings.ContainsRune(next, '\'') {
+			break
+		}
+		end += 1 + len(next)
+	}
+	if end == len(m) || !strings.ContainsAny(s[:end], "0123456789") {
+		return m
+	}
+	return s[:end]
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || isLetter(s[i])) {
+		i++
+	}
+	return s[:i]
+}
+
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // maxTokenBytes is the longest value or word recognised as one token.
@@ -110,6 +139,7 @@ func tokenize(text string) []token {
 			continue
 		}
 		if m := matchWord(window); m != "" {
+			m = identifier(window, m)
 			toks = append(toks, words(m, start)...)
 			start = false
 			i += len(m)
