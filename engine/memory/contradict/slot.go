@@ -48,7 +48,7 @@ func slotChoice(a, b statement) Result {
 
 // slotPhrases is slotChoice on two phrases: statements or clauses.
 func slotPhrases(pa, pb phrase) Result {
-	if len(intersect(pa.keys, pb.keys)) < 2 {
+	if shared := len(intersect(pa.keys, pb.keys)); shared == 0 || (shared == 1 && !(loneSubject(pa, pb) && loneSubject(pb, pa))) {
 		return Result{}
 	}
 	ra, oka := ownRun(pa, pb)
@@ -61,6 +61,18 @@ func slotPhrases(pa, pb phrase) Result {
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
 		surfaces(ra.toks), surfaces(rb.toks))}
+}
+
+// loneSubject: the one word p shares with o is p's subject, its first content
+// word, right before a copula ("Secrets are injected as ...").
+func loneSubject(p, o phrase) bool {
+	for i, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		return o.keys[t.key] && i+1 < len(p.toks) && isCopula(p.toks[i+1].lower)
+	}
+	return false
 }
 
 // run is a statement's own stretch of content: its tokens, the token just before
