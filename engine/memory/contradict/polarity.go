@@ -42,3 +42,16 @@ func otherPredicate(c, other clause) bool {
 	}
 	return false
 }
+
+// parallelQualifiers reports whether two clauses each qualify one shared noun
+// with a word of their own, in the same place: "enabled for the public routes"
+// vs "disabled for the webhook routes" speak of two sets of routes, so their
+// polarities do not oppose each other.
+func parallelQualifiers(a, b clause) bool {
+	ra, oka := ownRun(a.phrase(), b.phrase())
+	rb, okb := ownRun(b.phrase(), a.phrase())
+	if !oka || !okb || ra.last || rb.last || ra.head.kind != tWord || ra.head.key != rb.head.key {
+		return false
+	}
+	return ra.anchor.key == rb.anchor.key
+}
