@@ -124,7 +124,8 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
-			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) {
+			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
+				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",

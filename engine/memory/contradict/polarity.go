@@ -55,3 +55,25 @@ func parallelQualifiers(a, b clause) bool {
 	}
 	return ra.anchor.key == rb.anchor.key
 }
+
+// partOf reports whether p's subject is a part of o's: p opens with words of its
+// own joined to the shared words by a preposition ("The autocomplete endpoint of
+// the search API" against "The search API"). Its head noun is its own, so what
+// it denies does not deny o.
+func partOf(p, o phrase) bool {
+	lead := leadingOnly(p, o)
+	if len(lead) == 0 {
+		return false
+	}
+	last := lead[len(lead)-1]
+	for i, t := range p.toks {
+		if verbMarker(t) {
+			return false // the words of its own are in its predicate
+		}
+		if t.kind != last.kind || t.key != last.key || t.surface != last.surface {
+			continue
+		}
+		return i+1 < len(p.toks) && p.toks[i+1].kind == tWord && prepositions[p.toks[i+1].lower]
+	}
+	return false
+}
