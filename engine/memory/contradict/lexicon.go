@@ -60,6 +60,8 @@ var synonyms = map[string]string{
 	"repo":     "repository",
 	"db":       "database",
 	"publicly": "public",
+	// A state switched on is enabled: "switched off" answers "enabled".
+	"on": "enabled",
 }
 
 // stopWords carry no subject: articles, pronouns, prepositions, modal and auxiliary
