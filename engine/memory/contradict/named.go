@@ -54,7 +54,7 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
 	// One shared word is enough when it is all either side says besides the
 	// name ("Logs are shipped to Elasticsearch" vs "Logs go to Loki").
-	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0) {
+	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0 && !reworded(sa, sb, plainA, plainB)) {
 		return Result{}
 	}
 	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
@@ -64,6 +64,28 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
 		strings.Join(sortedValues(na), ", "), strings.Join(sortedValues(nb), ", "))}
+}
+
+// maxRewordedWords bounds the words of their own two statements naming a choice
+// may have besides it: the verbs the same slot is said with.
+const maxRewordedWords = 3
+
+// reworded reports whether two statements that each have words of their own
+// besides the names still fill one slot with them: the same cue, after a word
+// both share (or none), in the predicate ("The service authenticates users with
+// SAML" vs "Users sign in to the service with OpenID Connect"). A word of its
+// own right before the cue is an object of its own ("stores invoices in" vs
+// "stores receipts in"), a name in the subject a subject of its own ("Customers
+// in the EU").
+func reworded(sa, sb slot, plainA, plainB map[string]bool) bool {
+	both := intersect(plainA, plainB)
+	if len(both) < 2 || len(minus(plainA, plainB))+len(minus(plainB, plainA)) > maxRewordedWords {
+		return false
+	}
+	if sa.cue != sb.cue || sa.inSubject || sb.inSubject {
+		return false
+	}
+	return (sa.before == "" || both[sa.before]) && (sb.before == "" || both[sb.before])
 }
 
 // namedOnly returns the names (key -> as written) s has and other does not.
@@ -86,6 +108,10 @@ type slot struct {
 	// filler: the content keys of the noun phrase after the cue, up to the next
 	// stop word ("OAuth 2 bearer tokens" in "with OAuth 2 bearer tokens for ...").
 	filler map[string]bool
+	// before: the key of the content word right before the cue ("" when none);
+	// inSubject: the name comes before the clause's first verb marker.
+	before    string
+	inSubject bool
 }
 
 // cueSlot finds the first of the names that follows a choice cue, possibly
@@ -98,6 +124,7 @@ func cueSlot(s statement, only map[string]string) (slot, bool) {
 			}
 			if sl, ok := cueBefore(c.toks, i); ok {
 				sl.filler = nounPhrase(c.toks, i)
+				sl.inSubject = c.subjEnd >= 0 && i < c.subjEnd
 				return sl, true
 			}
 		}
@@ -110,6 +137,9 @@ func cueBefore(toks []token, i int) (slot, bool) {
 		p := toks[j]
 		if cueSet[p.lower] {
 			sl := slot{cue: p.lower}
+			if j > 0 && isContent(toks[j-1]) {
+				sl.before = toks[j-1].key
+			}
 			if j > 0 && p.stop && toks[j-1].kind == tWord && !toks[j-1].stop && !toks[j-1].shaped {
 				sl.verb, sl.verbWord = toks[j-1].key, toks[j-1].lower
 			}
