@@ -96,6 +96,9 @@ func check(sa, sb statement) Result {
 	if r := namedChoice(sa, sb, names); r.Contradicts {
 		return r
 	}
+	if r := agentChoice(sa, sb, names); r.Contradicts {
+		return r
+	}
 	if r := onlyClash(sa, sb); r.Contradicts {
 		return r
 	}
