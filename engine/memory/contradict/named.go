@@ -82,10 +82,17 @@ func reworded(sa, sb slot, plainA, plainB map[string]bool) bool {
 	if len(both) < 2 || len(minus(plainA, plainB))+len(minus(plainB, plainA)) > maxRewordedWords {
 		return false
 	}
-	if sa.cue != sb.cue || sa.inSubject || sb.inSubject {
+	if sa.inSubject || sb.inSubject {
 		return false
 	}
-	return (sa.before == "" || both[sa.before]) && (sb.before == "" || both[sb.before])
+	sharedA, sharedB := sa.before == "" || both[sa.before], sb.before == "" || both[sb.before]
+	if sa.cue == sb.cue {
+		return sharedA && sharedB
+	}
+	// Two cues: one side's own word before its cue is the verb the filler is
+	// said with ("travel over RabbitMQ" vs "exchange events via Kafka"); two are
+	// two objects ("stores invoices in" vs "stores receipts in").
+	return sharedA || sharedB
 }
 
 // namedOnly returns the names (key -> as written) s has and other does not.
