@@ -79,7 +79,10 @@ const maxRewordedWords = 3
 // in the EU").
 func reworded(sa, sb slot, plainA, plainB map[string]bool) bool {
 	both := intersect(plainA, plainB)
-	if len(both) < 2 || len(minus(plainA, plainB))+len(minus(plainB, plainA)) > maxRewordedWords {
+	// The cues are no words of their own ("over" is no stop word).
+	cues := map[string]bool{ownKey(sa.cue): true, ownKey(sb.cue): true}
+	own := len(minus(minus(plainA, plainB), cues)) + len(minus(minus(plainB, plainA), cues))
+	if len(both) < 2 || own > maxRewordedWords {
 		return false
 	}
 	if sa.inSubject || sb.inSubject {
