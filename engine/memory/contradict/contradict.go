@@ -174,7 +174,7 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
-		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
+		same := sameSubject(a.words, b.words) || labelledClash(a, b, t) || sameSubjectVerbs(a.phrase(), b.phrase())
 		if !same || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
 			continue
 		}

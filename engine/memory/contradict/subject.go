@@ -213,3 +213,44 @@ func afterPreposition(toks []token, i int) bool {
 	}
 	return false
 }
+
+// minVerbSubject is how many content words two statements must share for a
+// value given with two different verbs to be about the same thing.
+const minVerbSubject = 3
+
+// sameSubjectVerbs: the statements share their subject and differ only in one
+// word each after it, the verb the value is given with ("Password reset links
+// are valid for 15 minutes" vs "A password reset link expires after 24 hours").
+func sameSubjectVerbs(a, b phrase) bool {
+	shared := intersect(a.keys, b.keys)
+	ra, rb := ownContent(a, b), ownContent(b, a)
+	if len(shared) < minVerbSubject || len(ra) != 1 || len(rb) != 1 {
+		return false
+	}
+	return !leadsPhrase(a, ra[0], shared) && !leadsPhrase(b, rb[0], shared)
+}
+
+// ownContent returns p's content words that o lacks (values left out).
+func ownContent(p, o phrase) []token {
+	var out []token
+	for _, t := range p.toks {
+		if t.kind == tWord && !t.stop && !o.keys[t.key] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// leadsPhrase reports whether w comes before the first shared content word of p.
+func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
+	for _, t := range p.toks {
+		switch {
+		case !isContent(t):
+		case shared[t.key]:
+			return false
+		case t.key == w.key:
+			return true
+		}
+	}
+	return false
+}
