@@ -230,11 +230,16 @@ func sameSubjectVerbs(a, b phrase) bool {
 	return !leadsPhrase(a, ra[0], shared) && !leadsPhrase(b, rb[0], shared)
 }
 
-// ownContent returns p's content words that o lacks (values left out).
+// timeWords place a value in time; they go with the verb, not the subject
+// ("expires after 24 hours").
+var timeWords = setOf([]string{"after", "before", "during"})
+
+// ownContent returns p's content words that o lacks (values, prepositions and
+// time words left out).
 func ownContent(p, o phrase) []token {
 	var out []token
 	for _, t := range p.toks {
-		if t.kind == tWord && !t.stop && !o.keys[t.key] {
+		if t.kind == tWord && !t.stop && !o.keys[t.key] && !prepositions[t.lower] && !timeWords[t.lower] {
 			out = append(out, t)
 		}
 	}
