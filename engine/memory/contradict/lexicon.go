@@ -60,6 +60,7 @@ var synonyms = map[string]string{
 	"repo":     "repository",
 	"db":       "database",
 	"publicly": "public",
+	"mandatory": "required", "compulsory": "required",
 	// A state switched on is enabled: "switched off" answers "enabled".
 	"on": "enabled",
 }
