@@ -77,7 +77,8 @@ var stopWords = []string{
 	"might", "can", "could", "will", "would", "shall", "need", "needs", "has", "have",
 	"had", "do", "does", "did", "be", "is", "are", "was", "were", "been", "being", "get",
 	"gets", "got", "let", "lets", "too", "other", "such", "own", "same", "etc", "ever",
-	"longer", "whether", "currently", "now", "anymore", "only", "able",
+	"longer", "whether", "currently", "now", "anymore", "only", "able", "many", "several",
+	"few",
 }
 
 // clauseBreaks end a clause: negation does not reach across them.
