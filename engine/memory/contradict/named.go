@@ -54,7 +54,8 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
 	// One shared word is enough when it is all either side says besides the
 	// name ("Logs are shipped to Elasticsearch" vs "Logs go to Loki").
-	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0 && !reworded(sa, sb, plainA, plainB)) {
+	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0 && !reworded(sa, sb, plainA, plainB)) ||
+		(extraA > 0 && extraB > 0 && (ownInSubject(a, plainB) || ownInSubject(b, plainA))) {
 		return Result{}
 	}
 	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
@@ -96,6 +97,23 @@ func reworded(sa, sb slot, plainA, plainB map[string]bool) bool {
 	// said with ("travel over RabbitMQ" vs "exchange events via Kafka"); two are
 	// two objects ("stores invoices in" vs "stores receipts in").
 	return sharedA || sharedB
+}
+
+// ownInSubject reports whether s has a content word other lacks before its
+// first verb marker: a subject of its own ("Config files for the agents are
+// written in TOML" vs "Config files for the server are ...").
+func ownInSubject(s statement, other map[string]bool) bool {
+	for _, c := range s.clauses {
+		for i, t := range c.toks {
+			if c.subjEnd < 0 || i >= c.subjEnd {
+				break
+			}
+			if t.kind == tWord && !t.stop && !other[t.key] && !s.shaped[t.key] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // namedOnly returns the names (key -> as written) s has and other does not.
