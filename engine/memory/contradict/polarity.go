@@ -48,12 +48,34 @@ func otherPredicate(c, other clause) bool {
 // vs "disabled for the webhook routes" speak of two sets of routes, so their
 // polarities do not oppose each other.
 func parallelQualifiers(a, b clause) bool {
-	ra, oka := ownRun(a.phrase(), b.phrase())
-	rb, okb := ownRun(b.phrase(), a.phrase())
-	if !oka || !okb || ra.last || rb.last || ra.head.kind != tWord || ra.head.key != rb.head.key {
-		return false
+	qa, qb := qualified(a, b), qualified(b, a)
+	for k := range qa {
+		if qb[k] {
+			return true
+		}
 	}
-	return ra.anchor.key == rb.anchor.key
+	return false
+}
+
+// qualified returns, for each word of c's own that follows a preposition (through
+// determiners) and comes right before a content word other shares, the pair of
+// that preposition and shared word: "for the public routes" gives "for routes".
+func qualified(c, other clause) map[string]bool {
+	out := map[string]bool{}
+	for i := 1; i+1 < len(c.toks); i++ {
+		t, next := c.toks[i], c.toks[i+1]
+		if !isContent(t) || other.content[t.key] || !isContent(next) || !other.content[next.key] {
+			continue
+		}
+		j := i - 1
+		for j > 0 && c.toks[j].kind == tWord && determiners[c.toks[j].lower] {
+			j--
+		}
+		if p := c.toks[j]; p.kind == tWord && prepositions[p.lower] {
+			out[p.lower+" "+next.key] = true
+		}
+	}
+	return out
 }
 
 // partOf reports whether p's subject is a part of o's: p opens with words of its
