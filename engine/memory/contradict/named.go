@@ -26,7 +26,9 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	}
 	sa, oka := cueSlot(a, na)
 	sb, okb := cueSlot(b, nb)
-	if !oka || !okb {
+	// Names of their own in both subjects are two subjects ("Customers in the
+	// EU are served from eu-west-1" vs "Customers in the US ...").
+	if !oka || !okb || (sa.inSubject && sb.inSubject) {
 		return Result{}
 	}
 	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {

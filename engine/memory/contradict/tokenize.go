@@ -317,7 +317,8 @@ func acronym(w string) bool {
 // identifier: snake_case, camelCase, PostgreSQL, an acronym, or a capital in the
 // middle of a sentence.
 func nameShaped(w string, start bool) bool {
-	if strings.ContainsRune(w, '_') {
+	// snake_case, and letters with digits: k6, s3, ec2 are names.
+	if strings.ContainsRune(w, '_') || (strings.ContainsAny(w, "0123456789") && strings.IndexFunc(w, unicode.IsLetter) >= 0) {
 		return true
 	}
 	upper, lowerSeen, camel := 0, false, false
