@@ -31,7 +31,10 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	if !oka || !okb || (sa.inSubject && sb.inSubject) {
 		return Result{}
 	}
-	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {
+	// Two verbs of their own with two cues are two slots; a word the other side
+	// also has is no verb of its own ("written with k6" vs "We write our load
+	// tests in Locust").
+	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue && !b.words[sa.verb] && !a.words[sb.verb] {
 		return Result{}
 	}
 	// What differs is the filler: the names and the words of their noun phrase
