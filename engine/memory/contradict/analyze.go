@@ -1,5 +1,7 @@
 package contradict
 
+import "strings"
+
 // clause is a stretch of a statement that negation applies to as a whole.
 type clause struct {
 	toks    []token         // words (negators left out) and values, in order
@@ -134,7 +136,14 @@ func attributive(raw []token, i int) bool {
 	if i == 0 {
 		return leadsSubject(raw, i+1)
 	}
-	return determiners[raw[i-1].lower]
+	// Between two content words an adjective or participle qualifies the
+	// second ("retries failed charges"); a verb there ends in -s ("the linter
+	// forbids unused imports"), an adverb in -ly ("generated asynchronously").
+	prev := raw[i-1]
+	if prev.kind == tWord && !prev.stop && !prev.neg && !prev.flip && !strings.HasSuffix(raw[i].lower, "s") && !strings.HasSuffix(raw[i].lower, "ly") {
+		return true
+	}
+	return determiners[prev.lower]
 }
 
 // leadsSubject reports whether the content words from raw[i] run straight into a
