@@ -65,7 +65,7 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	}
 	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
 	// stored on the CDN" vs "Images are stored in S3").
-	if leadsWith(a, minus(plainA, plainB), plainB) || leadsWith(b, minus(plainB, plainA), plainA) {
+	if (leadsWith(a, minus(plainA, plainB), plainB) && !agentSubject(a, b)) || (leadsWith(b, minus(plainB, plainA), plainA) && !agentSubject(b, a)) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
