@@ -104,6 +104,10 @@ func perPeriod(toks []token, i int) (int, float64, bool) {
 		return 0, 0, false
 	}
 	per, ok := next(span)
+	// "a day" is a duration by now: one unit, the period counted in.
+	if ok && per.kind == tValue && per.vtype == "duration" && articled(per.surface) {
+		return span + 1, parseSeconds(per.key) / times, true
+	}
 	if !ok || per.kind != tWord || (per.lower != "a" && per.lower != "an" && per.lower != "per") {
 		return 0, 0, false
 	}
@@ -126,6 +130,11 @@ func repeats(t, next token) (float64, int) {
 		}
 	}
 	return 0, 0
+}
+
+func articled(surface string) bool {
+	l := strings.ToLower(surface)
+	return strings.HasPrefix(l, "a ") || strings.HasPrefix(l, "an ")
 }
 
 func singular(w string) string {
