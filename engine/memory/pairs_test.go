@@ -115,6 +115,8 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 			// The third round's development set: 0.978 / 0.772 hashing, 0.978 /
 			// 0.763 GloVe.
 			{"pairs_dev2", "", def, 0.95, 0.74},
+			// The fourth round's development set.
+			{"pairs_dev3", "", def, 0, 0},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
 			{"pairs", "", 0.85, 0, 0},

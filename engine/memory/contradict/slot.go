@@ -107,9 +107,21 @@ func (r run) named() bool {
 	return false
 }
 
-// classOf: x is an indefinite class with no name in it and y names something,
+// classOf: x is an indefinite class with no name in it and y is only a name,
 // one member of the class ("a statically typed language" vs "Go"): y refines x.
-func classOf(x, y run) bool { return x.indefinite && !x.named() && y.named() }
+// A name with a noun of its own is a kind of its own ("RFC 7807 problem details"
+// vs "a plain string message").
+func classOf(x, y run) bool { return x.indefinite && !x.named() && y.onlyNames() }
+
+// onlyNames: every word of the run is a name or a value.
+func (r run) onlyNames() bool {
+	for _, t := range r.toks {
+		if !t.shaped && t.kind != tValue {
+			return false
+		}
+	}
+	return len(r.toks) > 0
+}
 
 // bounded: the run gives a range ("within a day", "at most 100"), which admits
 // the other side's filler rather than replacing it. A bound word bounds only a
