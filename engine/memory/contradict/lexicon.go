@@ -93,7 +93,7 @@ var choiceCues = []string{
 	"use", "uses", "using", "used", "with", "via", "over", "in", "into", "to", "on", "as",
 	"is", "are", "was", "were", "be", "by", "through", "from", "prefer", "prefers",
 	"choose", "chose", "adopt", "adopted", "switch", "switched", "migrate", "migrated",
-	"target", "targets", "run", "runs", "on", "per",
+	"target", "targets", "run", "runs", "on", "per", "at",
 }
 
 // participles after "is"/"are" make that "is" an auxiliary, not a copula naming a
