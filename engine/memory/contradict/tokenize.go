@@ -285,7 +285,28 @@ func word(surface, lower string, start bool) token {
 
 // canonical is the stem a word is compared by, with synonyms merged and the
 // negative side of an antonym pair mapped to its positive side (flip).
+// minLessBase is the shortest base a word in -less is read as the absence of:
+// "stateless", "passwordless", not "unless" or "bless".
+const minLessBase = 4
+
+// notLess are words in -less that do not mean "without" their base.
+var notLess = setOf([]string{"regardless", "nevertheless", "nonetheless", "doubtless"})
+
+// lessBase returns the base of a word in -less that means "without" it.
+func lessBase(lower string) (string, bool) {
+	base, ok := strings.CutSuffix(lower, "less")
+	if !ok || len(base) < minLessBase || notLess[lower] {
+		return "", false
+	}
+	return base, true
+}
+
 func canonical(lower string) (string, bool) {
+	// "stateless" is "without state": the negative side of its base word.
+	if base, ok := lessBase(lower); ok {
+		k, _ := canonical(base)
+		return k, true
+	}
 	s := stem(lower)
 	if syn, ok := synonymStems[s]; ok {
 		s = syn
