@@ -125,20 +125,21 @@ func (r run) onlyNames() bool {
 
 // bounded: the run gives a range ("within a day", "at most 100"), which admits
 // the other side's filler rather than replacing it. A bound word bounds only a
-// value after it: "uses least connections" names a policy, not a range.
+// quantity after it: "uses least connections" names a policy, "a file under
+// /var/log" a place.
 func (r run) bounded() bool {
 	seq := append([]token{r.anchor}, r.toks...)
 	for i, t := range seq {
-		if boundWord(t) && hasValue(seq[i+1:]) {
+		if boundWord(t) && hasQuantity(seq[i+1:]) {
 			return true
 		}
 	}
 	return false
 }
 
-func hasValue(ts []token) bool {
+func hasQuantity(ts []token) bool {
 	for _, t := range ts {
-		if t.kind == tValue {
+		if _, ok := magnitude(t.key); ok && t.kind == tValue {
 			return true
 		}
 	}
