@@ -59,6 +59,7 @@ var synonyms = map[string]string{
 	"k8s":       "kubernetes",
 	"repo":      "repository",
 	"db":        "database",
+	"docs":      "documentation",
 	"publicly":  "public",
 	"mandatory": "required", "compulsory": "required",
 	// A state switched on is enabled: "switched off" answers "enabled".

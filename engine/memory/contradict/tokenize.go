@@ -147,7 +147,7 @@ func tokenize(text string) []token {
 		}
 		i += size // other punctuation, hyphens, symbols: separators
 	}
-	return particles(intervals(spellNumbers(toks)))
+	return particles(phrasalVerbs(intervals(spellNumbers(toks))))
 }
 
 // particleVerbs make a following "on" a state ("turned on", "is on"), not a
@@ -420,6 +420,47 @@ func spellNumbers(toks []token) []token {
 			}
 		}
 		out = append(out, value(t.surface, "number", num))
+	}
+	return out
+}
+
+// phrasalParticles join the verb before them into one word: "times out" is the
+// "timeout" of the other statement, "rolled back" its "rollback". (on and off
+// are states, over and in prepositions too often, "up to" a bound.)
+var phrasalParticles = setOf([]string{"out", "up", "down", "back"})
+
+// notPhrasal end in a particle without being a verb and it.
+var notPhrasal = setOf([]string{"without", "throughout", "layout", "markdown"})
+
+// minPhrasalBase is the shortest verb a word is read as joined to a particle.
+const minPhrasalBase = 3
+
+// phrasalVerbs gives a verb and its particle, as two words or as one, one key:
+// the verb's stem and the particle ("timeout", "times out": "timout").
+func phrasalVerbs(toks []token) []token {
+	out := toks[:0]
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind != tWord || t.stop || t.neg || t.flip || t.shaped {
+			out = append(out, t)
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].kind == tWord && phrasalParticles[toks[i+1].lower] && !(i+2 < len(toks) && toks[i+2].lower == "to") {
+			t.surface += " " + toks[i+1].surface
+			t.key = stem(t.lower) + toks[i+1].lower
+			out = append(out, t)
+			i++
+			continue
+		}
+		if !notPhrasal[t.lower] {
+			for p := range phrasalParticles {
+				if base, ok := strings.CutSuffix(t.lower, p); ok && len(base) >= minPhrasalBase {
+					t.key = stem(base) + p
+					break
+				}
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }
