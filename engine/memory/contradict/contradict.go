@@ -174,8 +174,11 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
+		if differentSubjects(a.phrase(), b.phrase()) {
+			continue
+		}
 		same := sameSubject(a.words, b.words) || labelledClash(a, b, t) || sameSubjectVerbs(a.phrase(), b.phrase())
-		if !same || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
+		if !(same && !narrowerSubject(a.phrase(), b.phrase())) && !boundBroken(a, b, t) {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",
