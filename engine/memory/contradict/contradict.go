@@ -174,10 +174,17 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
-		if differentSubjects(a.phrase(), b.phrase()) {
+		// A value named after the same thing on both sides ("Go 1.22" vs "Go
+		// 1.21", "1000 requests" vs "200 requests") is the same slot however the
+		// rest is worded, unless names or scopes differ on both sides.
+		named := namedClash(a, b, t)
+		if named && differentSubject(a.words, b.words, union(a.shaped, b.shaped)) {
 			continue
 		}
-		same := sameSubject(a.words, b.words) || labelledClash(a, b, t) || sameSubjectVerbs(a.phrase(), b.phrase())
+		if !named && differentSubjects(a.phrase(), b.phrase()) {
+			continue
+		}
+		same := named || sameSubject(a.words, b.words) || labelledClash(a, b, t) || sameSubjectVerbs(a.phrase(), b.phrase())
 		if !(same && !narrowerSubject(a.phrase(), b.phrase())) && !boundBroken(a, b, t) {
 			continue
 		}

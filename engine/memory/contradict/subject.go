@@ -259,3 +259,43 @@ func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
 	}
 	return false
 }
+
+// namedClash finds a value of vtype both statements name after the same thing
+// with different values: a name right before a version or number ("Go 1.22",
+// "Node 18"), or the noun a number counts right after it ("1000 requests",
+// "3 projects").
+func namedClash(a, b statement, vtype string) bool {
+	if vtype != "version" && vtype != "number" {
+		return false
+	}
+	na, nb := namedValues(a, vtype), namedValues(b, vtype)
+	for name, va := range na {
+		if vb, ok := nb[name]; ok && len(intersect(va, vb)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// namedValues maps what each value of vtype in s is named after to the values.
+func namedValues(s statement, vtype string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	add := func(name, v string) {
+		if out[name] == nil {
+			out[name] = map[string]bool{}
+		}
+		out[name][v] = true
+	}
+	for i, t := range s.toks {
+		if t.kind != tValue || t.vtype != vtype {
+			continue
+		}
+		if i > 0 && s.toks[i-1].kind == tWord && s.toks[i-1].shaped {
+			add("name:"+s.toks[i-1].key, t.key)
+		}
+		if vtype == "number" && i+1 < len(s.toks) && s.toks[i+1].kind == tWord && !s.toks[i+1].stop {
+			add("count:"+s.toks[i+1].key, t.key)
+		}
+	}
+	return out
+}
