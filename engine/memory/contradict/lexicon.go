@@ -103,6 +103,7 @@ var participles = []string{
 	"kept", "built", "made", "written", "done", "run", "set", "put", "held", "sent",
 	"shown", "known", "given", "taken", "seen", "got", "gotten", "found", "bound",
 	"hidden", "brought", "read", "left", "meant", "paid", "said", "told", "thought",
+	"cut", "shut", "split", "spread", "hit", "sold", "sought", "taught", "won",
 }
 
 // scopeWords qualify where or for what a statement holds. Two statements whose

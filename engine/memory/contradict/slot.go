@@ -250,7 +250,11 @@ func (r *run) splitVerb(toks []token, start, end int) {
 		return
 	}
 	cue := toks[start+1]
-	if cue.kind != tWord || !cue.stop || !cueSet[cue.lower] || !isContent(toks[start+2]) {
+	k := start + 2 // the filler, after any article ("from the develop branch")
+	for k < end && toks[k].kind == tWord && determiners[toks[k].lower] {
+		k++
+	}
+	if cue.kind != tWord || !cue.stop || !cueSet[cue.lower] || k >= end || !isContent(toks[k]) {
 		return
 	}
 	r.verb, r.anchor, r.toks = &toks[start], cue, r.toks[1:]
