@@ -63,6 +63,25 @@ func TestFourthRoundRules(t *testing.T) {
 		// Quantifiers are stop words; irregular forms stem like their base.
 		{"quantifier", "The importer reads files sequentially.", "The importer reads several files in parallel.", KindChoice},
 		{"irregular form and its base", "Integration tests are written with pytest.", "We write our integration tests with unittest.", KindChoice},
+		// A verb and its particle, as one word or two.
+		{"timeout against times out", "The default timeout for webhook calls is 10 seconds.", "Webhook calls time out after 2 seconds by default.", KindValue},
+		// A word in -less is the negative side of its base.
+		{"stateless against keeping state", "The renderer is stateless.", "The renderer keeps state between frames.", KindPolarity},
+		{"stateless in the subject", "Stateless services scale out easily.", "Services that keep state are pinned to a node.", KindNone},
+		// A bound word bounds a quantity, not a place.
+		{"a place under a path", "Dumps are written to stdout.", "Dumps are written to a file under /srv/dumps.", KindChoice},
+		// A version named after the same name, however worded.
+		{"named version", "The worker uses Ruby 3.3.", "We run the worker on Ruby 3.1.", KindValue},
+		{"named version, names differ on both sides", "The API uses Node 20.", "The CLI uses Node 18.", KindNone},
+		// An exact value outside the other side's bound.
+		{"value outside a bound, subjects share a head", "Branch coverage must stay above 90 percent.", "The branch coverage threshold is 75 percent.", KindValue},
+		{"value inside a bound", "Branch coverage must stay above 90 percent.", "The branch coverage threshold is 95 percent.", KindNone},
+		// at is a choice cue.
+		{"with against at", "Pollers retry with jittered delays.", "Pollers retry at a constant rate.", KindChoice},
+		// A bare name is a member of a class; a name with a noun of its own is not.
+		{"name with a noun of its own against a class", "Reports are exported as Parquet column files.", "Reports are exported as a plain text table.", KindChoice},
+		// A verb takes its filler through an article.
+		{"verbs taking a filler through an article", "Hotfix builds are made from the release branch.", "The hotfix build is cut from main.", KindChoice},
 		// Mandatory is required.
 		{"mandatory against optional", "Code review is mandatory for schema changes.", "Code review is optional for schema changes.", KindPolarity},
 	}
