@@ -293,9 +293,28 @@ func namedValues(s statement, vtype string) map[string]map[string]bool {
 		if i > 0 && s.toks[i-1].kind == tWord && s.toks[i-1].shaped {
 			add("name:"+s.toks[i-1].key, t.key)
 		}
-		if vtype == "number" && i+1 < len(s.toks) && s.toks[i+1].kind == tWord && !s.toks[i+1].stop {
-			add("count:"+s.toks[i+1].key, t.key)
+		if vtype == "number" {
+			if noun, ok := countedNoun(s.toks[i+1:]); ok {
+				add("count:"+noun.key, t.key)
+			}
 		}
 	}
 	return out
+}
+
+// maxCountedWords bounds the noun phrase a number counts ("25 concurrent jobs").
+const maxCountedWords = 3
+
+// countedNoun is the noun a number counts: the last word of the run of content
+// words right after it.
+func countedNoun(after []token) (token, bool) {
+	var last token
+	n := 0
+	for _, t := range after {
+		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords {
+			break
+		}
+		last, n = t, n+1
+	}
+	return last, n > 0
 }
