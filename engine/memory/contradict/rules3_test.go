@@ -73,6 +73,8 @@ func TestFourthRoundRules(t *testing.T) {
 		// A version named after the same name, however worded.
 		{"named version", "The worker uses Ruby 3.3.", "We run the worker on Ruby 3.1.", KindValue},
 		{"named version, names differ on both sides", "The API uses Node 20.", "The CLI uses Node 18.", KindNone},
+		{"counted noun after an adjective", "We run 8 concurrent builds on the CI cluster.", "The CI cluster handles 2 builds.", KindValue},
+		{"counted noun, narrower subject", "Admin accounts can hold 10 API keys.", "Accounts can hold 3 API keys.", KindNone},
 		// An exact value outside the other side's bound.
 		{"value outside a bound, subjects share a head", "Branch coverage must stay above 90 percent.", "The branch coverage threshold is 75 percent.", KindValue},
 		{"value inside a bound", "Branch coverage must stay above 90 percent.", "The branch coverage threshold is 95 percent.", KindNone},
