@@ -70,8 +70,8 @@ func kindOr(k string) memory.Kind {
 // pairs_heldout2 per embedder, just under what the judge reached when it was tuned
 // on that half (testdata/memory/README.md); an embedder not listed gets 0.9 / 0.6.
 var tuneFloors = map[string][2]float64{
-	"spelunk-hash-384-v1":   {0.97, 0.85},
-	"spelunk-glove-128d-v1": {0.97, 0.90},
+	"spelunk-hash-384-v1":   {0.97, 0.87},
+	"spelunk-glove-128d-v1": {0.97, 0.92},
 }
 
 // TestConflictDetectionOnLabelledPairs runs the whole write path on the labelled
@@ -79,9 +79,9 @@ var tuneFloors = map[string][2]float64{
 // the HNSW gate at the embedder's default threshold and the heuristic judge both
 // decide), and a conflict predicted when the second write opens one. It reports
 // precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl and
-// below tuneFloors on the tune half of pairs_heldout2, below 0.95 / 0.75 on its
-// blind test half (a regression floor) and below 0.95 / 0.74 on pairs_dev2; the
-// old held-out set is reported only.
+// below tuneFloors on the tune half of pairs_heldout2, below 0.95 / 0.80 on its
+// blind test half (a regression floor), below 0.95 / 0.79 on pairs_dev2 and
+// below 0.95 / 0.73 on pairs_dev3; the old held-out set is reported only.
 func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 	embedders := map[string]memory.Embedder{"hashing": embed.NewHashing(0)}
 	if g, err := embed.FromConfig(embed.Config{Provider: embed.ProviderGloVe}); err == nil {
@@ -110,11 +110,14 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 			// Measured blind after each round of judge changes (0.969 / 0.705 with
 			// both embedders when first frozen; 0.970 / 0.727 with both after the
 			// second, with the gates of DefaultThreshold; 1.000 / 0.773 with both
-			// after the third); a regression floor, not a target.
-			{"pairs_heldout2", "test", def, 0.95, 0.75},
-			// The third round's development set: 0.978 / 0.772 hashing, 0.978 /
-			// 0.763 GloVe.
-			{"pairs_dev2", "", def, 0.95, 0.74},
+			// after the third; 1.000 / 0.818 with both after the fourth); a
+			// regression floor, not a target.
+			{"pairs_heldout2", "test", def, 0.95, 0.80},
+			// The third and fourth rounds' development sets (after the fourth:
+			// pairs_dev2 0.979 / 0.825 hashing, 0.979 / 0.807 GloVe; pairs_dev3
+			// 0.990 / 0.782 hashing, 0.990 / 0.774 GloVe).
+			{"pairs_dev2", "", def, 0.95, 0.79},
+			{"pairs_dev3", "", def, 0.95, 0.73},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
 			{"pairs", "", 0.85, 0, 0},

@@ -1,5 +1,7 @@
 package contradict
 
+import "strings"
+
 // clause is a stretch of a statement that negation applies to as a whole.
 type clause struct {
 	toks    []token         // words (negators left out) and values, in order
@@ -124,11 +126,40 @@ func (st *statement) clause(raw []token) (clause, bool) {
 var determiners = setOf([]string{"the", "a", "an", "our", "its", "their", "this", "that", "these", "those", "your", "my"})
 
 func attributive(raw []token, i int) bool {
-	if i == 0 || i+1 >= len(raw) || !determiners[raw[i-1].lower] {
+	if i+1 >= len(raw) {
 		return false
 	}
 	next := raw[i+1]
-	return next.kind == tWord && !next.stop && !next.neg
+	if next.kind != tWord || next.stop || next.neg {
+		return false
+	}
+	if i == 0 {
+		return leadsSubject(raw, i+1)
+	}
+	// Between two content words an adjective or participle qualifies the
+	// second ("retries failed charges"); a verb there ends in -s ("the linter
+	// forbids unused imports"), an adverb in -ly ("generated asynchronously").
+	prev := raw[i-1]
+	if prev.kind == tWord && !prev.stop && !prev.neg && !prev.flip && !strings.HasSuffix(raw[i].lower, "s") && !strings.HasSuffix(raw[i].lower, "ly") {
+		return true
+	}
+	return determiners[prev.lower]
+}
+
+// leadsSubject reports whether the content words from raw[i] run straight into a
+// verb marker: an antonym opening the clause then qualifies its subject ("Manual
+// failover is discouraged" is about manual failover), where an imperative has an
+// object instead ("Disable the cache", "Disallow root login").
+func leadsSubject(raw []token, i int) bool {
+	for ; i < len(raw); i++ {
+		switch t := raw[i]; {
+		case verbMarker(t):
+			return true
+		case t.kind != tWord || t.stop || t.neg:
+			return false
+		}
+	}
+	return false
 }
 
 // ownKey is a word's stem with synonyms merged but no antonym mapping.

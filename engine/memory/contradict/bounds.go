@@ -135,3 +135,51 @@ func refines(class, name []token) bool {
 	}
 	return false
 }
+
+// boundBroken reports whether one side bounds a value of vtype and the other
+// gives exact values outside the bound, about subjects with a head noun in
+// common: "Code coverage must stay above 80 percent" vs "The coverage gate is 65
+// percent". A value outside a limit clashes with it whatever qualifies the
+// subject; subjects of their own on both sides are still told apart (by
+// differentSubjects, before).
+func boundBroken(a, b statement, vtype string) bool {
+	return (outside(a, b, vtype) || outside(b, a, vtype)) && (sharesHead(a, b) || sharesHead(b, a))
+}
+
+// outside: every value of vtype in s is a bound and some exact value of it in
+// o lies outside one of them.
+func outside(s, o statement, vtype string) bool {
+	bounded, exact := s.values[vtype], o.values[vtype]
+	if len(bounded) == 0 || len(exact) == 0 {
+		return false
+	}
+	broken := false
+	for bk := range bounded {
+		kind := s.bounds[bk]
+		limit, ok := magnitude(bk)
+		if kind == noBound || !ok {
+			return false
+		}
+		for ek := range exact {
+			v, ok := magnitude(ek)
+			if ok && o.bounds[ek] == noBound && (kind == lowerBound && v < limit || kind == upperBound && v > limit) {
+				broken = true
+			}
+		}
+	}
+	return broken
+}
+
+// sharesHead: the last content word of s's subject (before its first verb
+// marker) is a word of o.
+func sharesHead(s, o statement) bool {
+	if len(s.clauses) == 0 {
+		return false
+	}
+	c := s.clauses[0]
+	if c.subjEnd <= 0 {
+		return false
+	}
+	head := lastContent(c.toks[:c.subjEnd])
+	return head.kind == tWord && o.words[head.key]
+}

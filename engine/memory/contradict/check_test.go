@@ -95,7 +95,7 @@ func TestCheckReasons(t *testing.T) {
 		{"Query result caching is enabled in production.", "Query result caching is disabled in production.",
 			`negation: "enabled" vs "disabled" (about Query result caching production)`},
 		{"The payments service retries failed webhooks.", "The payments service does not retry failed webhooks.",
-			`negation: "retries" vs "not retry" (about payments service webhooks)`},
+			`negation: "retries" vs "not retry" (about payments service failed webhooks)`},
 		{"The API server listens on port 8080.", "The API server listens on port 9090.", "different port: 8080 vs 9090"},
 		{"Session tokens expire after 15 minutes.", "Session tokens expire after 24 hours.", "different duration: 15 minutes vs 24 hours"},
 		{"Use pnpm to install JavaScript dependencies.", "Use yarn to install JavaScript dependencies.", `different choice after "Use": "pnpm" vs "yarn"`},

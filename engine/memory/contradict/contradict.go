@@ -96,6 +96,9 @@ func check(sa, sb statement) Result {
 	if r := namedChoice(sa, sb, names); r.Contradicts {
 		return r
 	}
+	if r := agentChoice(sa, sb, names); r.Contradicts {
+		return r
+	}
 	if r := onlyClash(sa, sb); r.Contradicts {
 		return r
 	}
@@ -124,7 +127,8 @@ func polarity(a, b statement, names map[string]bool) Result {
 			if differentSubject(ca.content, cb.content, names) || differentSubjects(ca.phrase(), cb.phrase()) || disjointSubjects(ca, cb) {
 				continue
 			}
-			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) {
+			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
+				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
@@ -170,8 +174,18 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
-		same := sameSubject(a.words, b.words) || labelledClash(a, b, t)
-		if !same || differentSubjects(a.phrase(), b.phrase()) || narrowerSubject(a.phrase(), b.phrase()) {
+		// A value named after the same thing on both sides ("Go 1.22" vs "Go
+		// 1.21", "1000 requests" vs "200 requests") is the same slot however the
+		// rest is worded, unless names or scopes differ on both sides.
+		named := namedClash(a, b, t)
+		if named && differentSubject(a.words, b.words, union(a.shaped, b.shaped)) {
+			continue
+		}
+		if !named && differentSubjects(a.phrase(), b.phrase()) {
+			continue
+		}
+		same := named || sameSubject(a.words, b.words) || labelledClash(a, b, t) || sameSubjectVerbs(a.phrase(), b.phrase())
+		if !(same && !narrowerSubject(a.phrase(), b.phrase())) && !boundBroken(a, b, t) {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindValue, Reason: fmt.Sprintf("different %s: %s vs %s",

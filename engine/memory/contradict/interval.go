@@ -65,11 +65,11 @@ func intervals(toks []token) []token {
 				out = append(out, interval(t.surface, sec))
 				continue
 			}
-			if n, sec, ok := perPeriod(toks, i); ok {
-				out = append(out, interval(surfaceOf(toks[i:i+n]), sec))
-				i += n - 1
-				continue
-			}
+		}
+		if n, sec, ok := perPeriod(toks, i); ok {
+			out = append(out, interval(surfaceOf(toks[i:i+n]), sec))
+			i += n - 1
+			continue
 		}
 		out = append(out, t)
 	}
@@ -99,15 +99,42 @@ func perPeriod(toks []token, i int) (int, float64, bool) {
 		}
 		return 0, 0, false
 	}
-	times := repeatWords[t.lower]
-	if times == 0 || n1.kind != tWord || (n1.lower != "a" && n1.lower != "an" && n1.lower != "per") {
+	times, span := repeats(t, n1)
+	if times == 0 {
 		return 0, 0, false
 	}
-	n2, ok := next(2)
-	if sec, known := periodWords[n2.lower]; ok && known && n2.kind == tWord {
-		return 3, sec / times, true
+	per, ok := next(span)
+	// "a day" is a duration by now: one unit, the period counted in.
+	if ok && per.kind == tValue && per.vtype == "duration" && articled(per.surface) {
+		return span + 1, parseSeconds(per.key) / times, true
+	}
+	if !ok || per.kind != tWord || (per.lower != "a" && per.lower != "an" && per.lower != "per") {
+		return 0, 0, false
+	}
+	unit, ok := next(span + 1)
+	if sec, known := periodWords[unit.lower]; ok && known && unit.kind == tWord {
+		return span + 2, sec / times, true
 	}
 	return 0, 0, false
+}
+
+// repeats reads the count of "once", "twice" (a number value by now: "twice"
+// is spelled as 2) or "<n> times" at t, and the tokens it spans.
+func repeats(t, next token) (float64, int) {
+	if n, ok := repeatWords[strings.ToLower(t.surface)]; ok {
+		return n, 1
+	}
+	if t.kind == tValue && t.vtype == "number" && next.kind == tWord && next.lower == "times" {
+		if n, ok := magnitude(t.key); ok && n > 0 {
+			return n, 2
+		}
+	}
+	return 0, 0
+}
+
+func articled(surface string) bool {
+	l := strings.ToLower(surface)
+	return strings.HasPrefix(l, "a ") || strings.HasPrefix(l, "an ")
 }
 
 func singular(w string) string {

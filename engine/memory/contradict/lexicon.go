@@ -55,11 +55,15 @@ var synonyms = map[string]string{
 	"config":        "configuration",
 	"prod":          "production", "dev": "development", "stage": "staging",
 	"success": "succeed", "successful": "succeed", "successfully": "succeed",
-	"postgres": "postgresql",
-	"k8s":      "kubernetes",
-	"repo":     "repository",
-	"db":       "database",
-	"publicly": "public",
+	"postgres":  "postgresql",
+	"k8s":       "kubernetes",
+	"repo":      "repository",
+	"db":        "database",
+	"docs":      "documentation",
+	"publicly":  "public",
+	"mandatory": "required", "compulsory": "required",
+	// A state switched on is enabled: "switched off" answers "enabled".
+	"on": "enabled",
 }
 
 // stopWords carry no subject: articles, pronouns, prepositions, modal and auxiliary
@@ -74,7 +78,8 @@ var stopWords = []string{
 	"might", "can", "could", "will", "would", "shall", "need", "needs", "has", "have",
 	"had", "do", "does", "did", "be", "is", "are", "was", "were", "been", "being", "get",
 	"gets", "got", "let", "lets", "too", "other", "such", "own", "same", "etc", "ever",
-	"longer", "whether", "currently", "now", "anymore", "only", "able",
+	"longer", "whether", "currently", "now", "anymore", "only", "able", "many", "several",
+	"few",
 }
 
 // clauseBreaks end a clause: negation does not reach across them.
@@ -89,7 +94,7 @@ var choiceCues = []string{
 	"use", "uses", "using", "used", "with", "via", "over", "in", "into", "to", "on", "as",
 	"is", "are", "was", "were", "be", "by", "through", "from", "prefer", "prefers",
 	"choose", "chose", "adopt", "adopted", "switch", "switched", "migrate", "migrated",
-	"target", "targets", "run", "runs", "on", "per",
+	"target", "targets", "run", "runs", "on", "per", "at",
 }
 
 // participles after "is"/"are" make that "is" an auxiliary, not a copula naming a
@@ -98,6 +103,7 @@ var participles = []string{
 	"kept", "built", "made", "written", "done", "run", "set", "put", "held", "sent",
 	"shown", "known", "given", "taken", "seen", "got", "gotten", "found", "bound",
 	"hidden", "brought", "read", "left", "meant", "paid", "said", "told", "thought",
+	"cut", "shut", "split", "spread", "hit", "sold", "sought", "taught", "won",
 }
 
 // scopeWords qualify where or for what a statement holds. Two statements whose

@@ -26,10 +26,15 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	}
 	sa, oka := cueSlot(a, na)
 	sb, okb := cueSlot(b, nb)
-	if !oka || !okb {
+	// Names of their own in both subjects are two subjects ("Customers in the
+	// EU are served from eu-west-1" vs "Customers in the US ...").
+	if !oka || !okb || (sa.inSubject && sb.inSubject) {
 		return Result{}
 	}
-	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue {
+	// Two verbs of their own with two cues are two slots; a word the other side
+	// also has is no verb of its own ("written with k6" vs "We write our load
+	// tests in Locust").
+	if sa.verb != "" && sb.verb != "" && sa.verb != sb.verb && sa.cue != sb.cue && !b.words[sa.verb] && !a.words[sb.verb] {
 		return Result{}
 	}
 	// What differs is the filler: the names and the words of their noun phrase
@@ -54,16 +59,66 @@ func namedChoice(a, b statement, names map[string]bool) Result {
 	shared, extraA, extraB := len(intersect(plainA, plainB)), len(minus(plainA, plainB)), len(minus(plainB, plainA))
 	// One shared word is enough when it is all either side says besides the
 	// name ("Logs are shipped to Elasticsearch" vs "Logs go to Loki").
-	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0) {
+	if shared == 0 || (shared == 1 && extraA+extraB > 0) || (extraA > 0 && extraB > 0 && !reworded(sa, sb, plainA, plainB)) ||
+		(extraA > 0 && extraB > 0 && (ownInSubject(a, plainB) || ownInSubject(b, plainA))) {
 		return Result{}
 	}
 	// Extra words ahead of the shared subject narrow it ("Thumbnail images are
 	// stored on the CDN" vs "Images are stored in S3").
-	if leadsWith(a, minus(plainA, plainB), plainB) || leadsWith(b, minus(plainB, plainA), plainA) {
+	if (leadsWith(a, minus(plainA, plainB), plainB) && !agentSubject(a, b)) || (leadsWith(b, minus(plainB, plainA), plainA) && !agentSubject(b, a)) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice: %s vs %s",
 		strings.Join(sortedValues(na), ", "), strings.Join(sortedValues(nb), ", "))}
+}
+
+// maxRewordedWords bounds the words of their own two statements naming a choice
+// may have besides it: the verbs the same slot is said with.
+const maxRewordedWords = 3
+
+// reworded reports whether two statements that each have words of their own
+// besides the names still fill one slot with them: the same cue, after a word
+// both share (or none), in the predicate ("The service authenticates users with
+// SAML" vs "Users sign in to the service with OpenID Connect"). A word of its
+// own right before the cue is an object of its own ("stores invoices in" vs
+// "stores receipts in"), a name in the subject a subject of its own ("Customers
+// in the EU").
+func reworded(sa, sb slot, plainA, plainB map[string]bool) bool {
+	both := intersect(plainA, plainB)
+	// The cues are no words of their own ("over" is no stop word).
+	cues := map[string]bool{ownKey(sa.cue): true, ownKey(sb.cue): true}
+	own := len(minus(minus(plainA, plainB), cues)) + len(minus(minus(plainB, plainA), cues))
+	if len(both) < 2 || own > maxRewordedWords {
+		return false
+	}
+	if sa.inSubject || sb.inSubject {
+		return false
+	}
+	sharedA, sharedB := sa.before == "" || both[sa.before], sb.before == "" || both[sb.before]
+	if sa.cue == sb.cue {
+		return sharedA && sharedB
+	}
+	// Two cues: one side's own word before its cue is the verb the filler is
+	// said with ("travel over RabbitMQ" vs "exchange events via Kafka"); two are
+	// two objects ("stores invoices in" vs "stores receipts in").
+	return sharedA || sharedB
+}
+
+// ownInSubject reports whether s has a content word other lacks before its
+// first verb marker: a subject of its own ("Config files for the agents are
+// written in TOML" vs "Config files for the server are ...").
+func ownInSubject(s statement, other map[string]bool) bool {
+	for _, c := range s.clauses {
+		for i, t := range c.toks {
+			if c.subjEnd < 0 || i >= c.subjEnd {
+				break
+			}
+			if t.kind == tWord && !t.stop && !other[t.key] && !s.shaped[t.key] {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // namedOnly returns the names (key -> as written) s has and other does not.
@@ -86,6 +141,10 @@ type slot struct {
 	// filler: the content keys of the noun phrase after the cue, up to the next
 	// stop word ("OAuth 2 bearer tokens" in "with OAuth 2 bearer tokens for ...").
 	filler map[string]bool
+	// before: the key of the content word right before the cue ("" when none);
+	// inSubject: the name comes before the clause's first verb marker.
+	before    string
+	inSubject bool
 }
 
 // cueSlot finds the first of the names that follows a choice cue, possibly
@@ -98,6 +157,7 @@ func cueSlot(s statement, only map[string]string) (slot, bool) {
 			}
 			if sl, ok := cueBefore(c.toks, i); ok {
 				sl.filler = nounPhrase(c.toks, i)
+				sl.inSubject = c.subjEnd >= 0 && i < c.subjEnd
 				return sl, true
 			}
 		}
@@ -110,6 +170,9 @@ func cueBefore(toks []token, i int) (slot, bool) {
 		p := toks[j]
 		if cueSet[p.lower] {
 			sl := slot{cue: p.lower}
+			if j > 0 && isContent(toks[j-1]) {
+				sl.before = toks[j-1].key
+			}
 			if j > 0 && p.stop && toks[j-1].kind == tWord && !toks[j-1].stop && !toks[j-1].shaped {
 				sl.verb, sl.verbWord = toks[j-1].key, toks[j-1].lower
 			}

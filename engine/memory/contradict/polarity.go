@@ -42,3 +42,60 @@ func otherPredicate(c, other clause) bool {
 	}
 	return false
 }
+
+// parallelQualifiers reports whether two clauses each qualify one shared noun
+// with a word of their own, in the same place: "enabled for the public routes"
+// vs "disabled for the webhook routes" speak of two sets of routes, so their
+// polarities do not oppose each other.
+func parallelQualifiers(a, b clause) bool {
+	qa, qb := qualified(a, b), qualified(b, a)
+	for k := range qa {
+		if qb[k] {
+			return true
+		}
+	}
+	return false
+}
+
+// qualified returns, for each word of c's own that follows a preposition (through
+// determiners) and comes right before a content word other shares, the pair of
+// that preposition and shared word: "for the public routes" gives "for routes".
+func qualified(c, other clause) map[string]bool {
+	out := map[string]bool{}
+	for i := 1; i+1 < len(c.toks); i++ {
+		t, next := c.toks[i], c.toks[i+1]
+		if !isContent(t) || other.content[t.key] || !isContent(next) || !other.content[next.key] {
+			continue
+		}
+		j := i - 1
+		for j > 0 && c.toks[j].kind == tWord && determiners[c.toks[j].lower] {
+			j--
+		}
+		if p := c.toks[j]; p.kind == tWord && prepositions[p.lower] {
+			out[p.lower+" "+next.key] = true
+		}
+	}
+	return out
+}
+
+// partOf reports whether p's subject is a part of o's: p opens with words of its
+// own joined to the shared words by a preposition ("The autocomplete endpoint of
+// the search API" against "The search API"). Its head noun is its own, so what
+// it denies does not deny o.
+func partOf(p, o phrase) bool {
+	lead := leadingOnly(p, o)
+	if len(lead) == 0 {
+		return false
+	}
+	last := lead[len(lead)-1]
+	for i, t := range p.toks {
+		if verbMarker(t) {
+			return false // the words of its own are in its predicate
+		}
+		if t.kind != last.kind || t.key != last.key || t.surface != last.surface {
+			continue
+		}
+		return i+1 < len(p.toks) && p.toks[i+1].kind == tWord && prepositions[p.toks[i+1].lower]
+	}
+	return false
+}

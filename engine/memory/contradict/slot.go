@@ -12,6 +12,10 @@ import (
 // alternatives. The word order may differ ("The gateway emits its logs as JSON"
 // vs "Logs from the gateway are emitted as logfmt"), the context may not.
 
+// maxSlotWords bounds the words of one slot filler ("the RFC 7807 problem
+// details", "the local time zone"): a noun phrase with its qualifiers.
+const maxSlotWords = 4
+
 // additives mark a statement that adds to another instead of replacing it: "the
 // linter also checks for shadowed variables".
 var additives = map[string]bool{"also": true, "too": true, "additionally": true, "besides": true}
@@ -44,7 +48,7 @@ func slotChoice(a, b statement) Result {
 
 // slotPhrases is slotChoice on two phrases: statements or clauses.
 func slotPhrases(pa, pb phrase) Result {
-	if len(intersect(pa.keys, pb.keys)) < 2 {
+	if shared := len(intersect(pa.keys, pb.keys)); shared == 0 || (shared == 1 && !(loneSubject(pa, pb) && loneSubject(pb, pa))) {
 		return Result{}
 	}
 	ra, oka := ownRun(pa, pb)
@@ -52,11 +56,23 @@ func slotPhrases(pa, pb phrase) Result {
 	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
-	if !sameSlot(ra, rb) {
+	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
 		surfaces(ra.toks), surfaces(rb.toks))}
+}
+
+// loneSubject: the one word p shares with o is p's subject, its first content
+// word, right before a copula ("Secrets are injected as ...").
+func loneSubject(p, o phrase) bool {
+	for i, t := range p.toks {
+		if !isContent(t) {
+			continue
+		}
+		return o.keys[t.key] && i+1 < len(p.toks) && isCopula(p.toks[i+1].lower)
+	}
+	return false
 }
 
 // run is a statement's own stretch of content: its tokens, the token just before
@@ -73,11 +89,62 @@ type run struct {
 	// verb is the word that takes the filler after a preposition, when the run
 	// opens with it ("is built with hugo": verb built, anchor with, toks hugo).
 	verb *token
+	// indefinite: the run follows "a" or "an", a class of things ("a managed
+	// service") rather than one of them.
+	indefinite bool
+	// linksCue: the run's first word is followed by a choice cue ("stored in").
+	linksCue bool
+}
+
+// named: the run names something (a name or a value), as "Datadog" does and "a
+// managed service" does not.
+func (r run) named() bool {
+	for _, t := range r.toks {
+		if t.shaped || t.kind == tValue {
+			return true
+		}
+	}
+	return false
+}
+
+// classOf: x is an indefinite class with no name in it and y is only a name,
+// one member of the class ("a statically typed language" vs "Go"): y refines x.
+// A name with a noun of its own is a kind of its own ("RFC 7807 problem details"
+// vs "a plain string message").
+func classOf(x, y run) bool { return x.indefinite && !x.named() && y.onlyNames() }
+
+// onlyNames: every word of the run is a name or a value.
+func (r run) onlyNames() bool {
+	for _, t := range r.toks {
+		if !t.shaped && t.kind != tValue {
+			return false
+		}
+	}
+	return len(r.toks) > 0
 }
 
 // bounded: the run gives a range ("within a day", "at most 100"), which admits
-// the other side's filler rather than replacing it.
-func (r run) bounded() bool { return hasBound(r.anchor) || hasBound(r.toks...) }
+// the other side's filler rather than replacing it. A bound word bounds only a
+// quantity after it: "uses least connections" names a policy, "a file under
+// /var/log" a place.
+func (r run) bounded() bool {
+	seq := append([]token{r.anchor}, r.toks...)
+	for i, t := range seq {
+		if boundWord(t) && hasQuantity(seq[i+1:]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasQuantity(ts []token) bool {
+	for _, t := range ts {
+		if _, ok := magnitude(t.key); ok && t.kind == tValue {
+			return true
+		}
+	}
+	return false
+}
 
 // ownRun returns the one contiguous run of p's content that o lacks. It fails
 // when p has no such content, more than one run, a run longer than
@@ -119,15 +186,26 @@ func ownRun(p, o phrase) (run, bool) {
 			r.toks = append(r.toks, t)
 		}
 	}
-	if len(r.toks) > maxChoiceWords || !inPredicate(p.toks[end:], o) {
+	if len(r.toks) > maxSlotWords || !inPredicate(p.toks[end:], o) {
 		return run{}, false
 	}
-	r.anchor = p.toks[start-1]
+	// The slot is named by the word before the noun phrase, not its article:
+	// "in the local time zone" fills the slot "in UTC" does.
+	at := start - 1
+	for at > 0 && p.toks[at].kind == tWord && determiners[p.toks[at].lower] {
+		r.indefinite = r.indefinite || p.toks[at].lower == "a" || p.toks[at].lower == "an"
+		at--
+	}
+	r.anchor = p.toks[at]
 	// A choice cue that opens the run is where the slot starts: "using argon2"
 	// fills the slot "with bcrypt" does.
 	if first := p.toks[start]; len(r.toks) > 1 && first.kind == tWord && cueSet[first.lower] && !isCopula(first.lower) {
 		r.anchor, r.toks = first, r.toks[1:]
 		start++
+	}
+	if start+1 < len(p.toks) {
+		next := p.toks[start+1]
+		r.linksCue = next.kind == tWord && cueSet[next.lower]
 	}
 	r.splitVerb(p.toks, start, end)
 	if r.verb != nil {
@@ -172,7 +250,11 @@ func (r *run) splitVerb(toks []token, start, end int) {
 		return
 	}
 	cue := toks[start+1]
-	if cue.kind != tWord || !cue.stop || !cueSet[cue.lower] || !isContent(toks[start+2]) {
+	k := start + 2 // the filler, after any article ("from the develop branch")
+	for k < end && toks[k].kind == tWord && determiners[toks[k].lower] {
+		k++
+	}
+	if cue.kind != tWord || !cue.stop || !cueSet[cue.lower] || k >= end || !isContent(toks[k]) {
 		return
 	}
 	r.verb, r.anchor, r.toks = &toks[start], cue, r.toks[1:]
@@ -187,8 +269,15 @@ func sameSlot(x, y run) bool {
 	if x.verb != nil && y.verb != nil && x.verb.key != y.verb.key && x.anchor.key != y.anchor.key {
 		return false
 	}
+	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil && !x.linksCue && !y.linksCue {
+		// Two states the subject is put in, nothing else different: "are
+		// deleted after processing" vs "are kept after processing". A participle
+		// that only leads to a shared filler through a cue is the same verb said
+		// another way ("stored in Redis" vs "kept in Redis").
+		return true
+	}
 	for _, r := range []run{x, y} {
-		if first := r.toks[0]; isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower) {
+		if participleRun(r) {
 			return false
 		}
 	}
@@ -213,6 +302,13 @@ func sameSlot(x, y run) bool {
 		return true
 	}
 	return len(x.toks) >= 2 && len(y.toks) >= 2 && cueSet[x.anchor.lower] && cueSet[y.anchor.lower]
+}
+
+// participleRun: the run opens with a participle after a copula ("are purged
+// after 30 days").
+func participleRun(r run) bool {
+	first := r.toks[0]
+	return isCopula(r.anchor.lower) && first.kind == tWord && isParticiple(first.lower)
 }
 
 // inPredicate reports whether what follows a run leaves it in the predicate: a

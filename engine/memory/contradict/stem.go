@@ -21,13 +21,17 @@ var verbPrefixes = []string{"re", "un", "over", "mis", "pre"}
 // word compare equal (retries/retried/retry, merging/merge, disabled/disable). It
 // only has to be consistent, not linguistically right.
 func stem(w string) string {
+	// An irregular form stems like its base, so "written" meets "write".
 	if b, ok := irregular[w]; ok {
-		return b
+		if b == w {
+			return b
+		}
+		return stem(b)
 	}
 	// A prefixed irregular form stems like its base: rebuilt / rebuild, rewritten.
 	for _, p := range verbPrefixes {
 		if b, ok := irregular[strings.TrimPrefix(w, p)]; ok && strings.HasPrefix(w, p) && len(w) > len(p)+3 {
-			return p + b
+			return stem(p + b)
 		}
 	}
 	if len(w) <= 2 {

@@ -213,3 +213,108 @@ func afterPreposition(toks []token, i int) bool {
 	}
 	return false
 }
+
+// minVerbSubject is how many content words two statements must share for a
+// value given with two different verbs to be about the same thing.
+const minVerbSubject = 3
+
+// sameSubjectVerbs: the statements share their subject and differ only in one
+// word each after it, the verb the value is given with ("Password reset links
+// are valid for 15 minutes" vs "A password reset link expires after 24 hours").
+func sameSubjectVerbs(a, b phrase) bool {
+	shared := intersect(a.keys, b.keys)
+	ra, rb := ownContent(a, b), ownContent(b, a)
+	if len(shared) < minVerbSubject || len(ra) != 1 || len(rb) != 1 {
+		return false
+	}
+	return !leadsPhrase(a, ra[0], shared) && !leadsPhrase(b, rb[0], shared)
+}
+
+// timeWords place a value in time; they go with the verb, not the subject
+// ("expires after 24 hours").
+var timeWords = setOf([]string{"after", "before", "during"})
+
+// ownContent returns p's content words that o lacks (values, prepositions and
+// time words left out).
+func ownContent(p, o phrase) []token {
+	var out []token
+	for _, t := range p.toks {
+		if t.kind == tWord && !t.stop && !o.keys[t.key] && !prepositions[t.lower] && !timeWords[t.lower] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// leadsPhrase reports whether w comes before the first shared content word of p.
+func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
+	for _, t := range p.toks {
+		switch {
+		case !isContent(t):
+		case shared[t.key]:
+			return false
+		case t.key == w.key:
+			return true
+		}
+	}
+	return false
+}
+
+// namedClash finds a value of vtype both statements name after the same thing
+// with different values: a name right before a version or number ("Go 1.22",
+// "Node 18"), or the noun a number counts right after it ("1000 requests",
+// "3 projects").
+func namedClash(a, b statement, vtype string) bool {
+	if vtype != "version" && vtype != "number" {
+		return false
+	}
+	na, nb := namedValues(a, vtype), namedValues(b, vtype)
+	for name, va := range na {
+		if vb, ok := nb[name]; ok && len(intersect(va, vb)) == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// namedValues maps what each value of vtype in s is named after to the values.
+func namedValues(s statement, vtype string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	add := func(name, v string) {
+		if out[name] == nil {
+			out[name] = map[string]bool{}
+		}
+		out[name][v] = true
+	}
+	for i, t := range s.toks {
+		if t.kind != tValue || t.vtype != vtype {
+			continue
+		}
+		if i > 0 && s.toks[i-1].kind == tWord && s.toks[i-1].shaped {
+			add("name:"+s.toks[i-1].key, t.key)
+		}
+		if vtype == "number" {
+			if noun, ok := countedNoun(s.toks[i+1:]); ok {
+				add("count:"+noun.key, t.key)
+			}
+		}
+	}
+	return out
+}
+
+// maxCountedWords bounds the noun phrase a number counts ("25 concurrent jobs").
+const maxCountedWords = 3
+
+// countedNoun is the noun a number counts: the last word of the run of content
+// words right after it.
+func countedNoun(after []token) (token, bool) {
+	var last token
+	n := 0
+	for _, t := range after {
+		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords {
+			break
+		}
+		last, n = t, n+1
+	}
+	return last, n > 0
+}

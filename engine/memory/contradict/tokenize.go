@@ -64,6 +64,35 @@ func matchWord(s string) string {
 	return s[:i]
 }
 
+// identifier extends the word m at the start of s over hyphens when the whole
+// is an identifier with a digit in it: "eu-west-1", "x86-64", "SHA-256" name one
+// thing (a region, an architecture), where "two-factor" is two words.
+func identifier(s, m string) string {
+	end := len(m)
+	for end+1 < len(s) && s[end] == '-' {
+		next := matchWord(s[end+1:])
+		if next == "" {
+			next = leadingDigits(s[end+1:])
+		}
+		if next == "" || strings.ContainsRune(next, '\'') {
+			break
+		}
+		end += 1 + len(next)
+	}
+	if end == len(m) || !strings.ContainsAny(s[:end], "0123456789") {
+		return m
+	}
+	return s[:end]
+}
+
+func leadingDigits(s string) string {
+	i := 0
+	for i < len(s) && (s[i] >= '0' && s[i] <= '9' || isLetter(s[i])) {
+		i++
+	}
+	return s[:i]
+}
+
 func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // maxTokenBytes is the longest value or word recognised as one token.
@@ -110,6 +139,7 @@ func tokenize(text string) []token {
 			continue
 		}
 		if m := matchWord(window); m != "" {
+			m = identifier(window, m)
 			toks = append(toks, words(m, start)...)
 			start = false
 			i += len(m)
@@ -117,7 +147,7 @@ func tokenize(text string) []token {
 		}
 		i += size // other punctuation, hyphens, symbols: separators
 	}
-	return particles(intervals(spellNumbers(toks)))
+	return particles(phrasalVerbs(intervals(spellNumbers(toks))))
 }
 
 // particleVerbs make a following "on" a state ("turned on", "is on"), not a
@@ -255,7 +285,28 @@ func word(surface, lower string, start bool) token {
 
 // canonical is the stem a word is compared by, with synonyms merged and the
 // negative side of an antonym pair mapped to its positive side (flip).
+// minLessBase is the shortest base a word in -less is read as the absence of:
+// "stateless", "passwordless", not "unless" or "bless".
+const minLessBase = 4
+
+// notLess are words in -less that do not mean "without" their base.
+var notLess = setOf([]string{"regardless", "nevertheless", "nonetheless", "doubtless"})
+
+// lessBase returns the base of a word in -less that means "without" it.
+func lessBase(lower string) (string, bool) {
+	base, ok := strings.CutSuffix(lower, "less")
+	if !ok || len(base) < minLessBase || notLess[lower] {
+		return "", false
+	}
+	return base, true
+}
+
 func canonical(lower string) (string, bool) {
+	// "stateless" is "without state": the negative side of its base word.
+	if base, ok := lessBase(lower); ok {
+		k, _ := canonical(base)
+		return k, true
+	}
 	s := stem(lower)
 	if syn, ok := synonymStems[s]; ok {
 		s = syn
@@ -287,7 +338,8 @@ func acronym(w string) bool {
 // identifier: snake_case, camelCase, PostgreSQL, an acronym, or a capital in the
 // middle of a sentence.
 func nameShaped(w string, start bool) bool {
-	if strings.ContainsRune(w, '_') {
+	// snake_case, and letters with digits: k6, s3, ec2 are names.
+	if strings.ContainsRune(w, '_') || (strings.ContainsAny(w, "0123456789") && strings.IndexFunc(w, unicode.IsLetter) >= 0) {
 		return true
 	}
 	upper, lowerSeen, camel := 0, false, false
@@ -368,6 +420,47 @@ func spellNumbers(toks []token) []token {
 			}
 		}
 		out = append(out, value(t.surface, "number", num))
+	}
+	return out
+}
+
+// phrasalParticles join the verb before them into one word: "times out" is the
+// "timeout" of the other statement, "rolled back" its "rollback". (on and off
+// are states, over and in prepositions too often, "up to" a bound.)
+var phrasalParticles = setOf([]string{"out", "up", "down", "back"})
+
+// notPhrasal end in a particle without being a verb and it.
+var notPhrasal = setOf([]string{"without", "throughout", "layout", "markdown"})
+
+// minPhrasalBase is the shortest verb a word is read as joined to a particle.
+const minPhrasalBase = 3
+
+// phrasalVerbs gives a verb and its particle, as two words or as one, one key:
+// the verb's stem and the particle ("timeout", "times out": "timout").
+func phrasalVerbs(toks []token) []token {
+	out := toks[:0]
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if t.kind != tWord || t.stop || t.neg || t.flip || t.shaped {
+			out = append(out, t)
+			continue
+		}
+		if i+1 < len(toks) && toks[i+1].kind == tWord && phrasalParticles[toks[i+1].lower] && !(i+2 < len(toks) && toks[i+2].lower == "to") {
+			t.surface += " " + toks[i+1].surface
+			t.key = stem(t.lower) + toks[i+1].lower
+			out = append(out, t)
+			i++
+			continue
+		}
+		if !notPhrasal[t.lower] {
+			for p := range phrasalParticles {
+				if base, ok := strings.CutSuffix(t.lower, p); ok && len(base) >= minPhrasalBase {
+					t.key = stem(base) + p
+					break
+				}
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }
