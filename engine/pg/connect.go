@@ -129,8 +129,10 @@ func openReady(ctx context.Context, cfg *pgxpool.Config, opts Options) (*DB, err
 	})
 	var pgErr *pgconn.PgError
 	switch {
-	case errors.As(err, &pgErr) && (pgErr.Code == "42704" || pgErr.Code == "42501"):
-		return nil, nil // no such role, or not ours to take
+	case errors.As(err, &pgErr) && (pgErr.Code == "22023" || pgErr.Code == "42704" || pgErr.Code == "42501"):
+		// No such role (22023 when named as a startup parameter), or not ours
+		// to take, or its state not ours to read.
+		return nil, nil
 	case err != nil:
 		return nil, err
 	}
