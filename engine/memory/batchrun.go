@@ -75,7 +75,22 @@ type pooled struct {
 // above the gate only; one below it can neither be a candidate nor push one out
 // of the pool), cut as candidatesSQL cuts.
 func mergePool(pool []pooled, earlier []similarTo, ms []Memory, threshold float64) []candidate {
-	all := slices.Clone(pool)
+	// Only the candidatePool best of the earlier members can be in the pool:
+	// they are cut first, over the small pairs (in a long run most members are
+	// near most others), and the merge's stable sort then orders as before.
+	earlier = slices.Clone(earlier)
+	slices.SortStableFunc(earlier, func(a, b similarTo) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		}
+		return 0
+	})
+	earlier = earlier[:min(len(earlier), candidatePool)]
+	all := make([]pooled, len(pool), len(pool)+len(earlier))
+	copy(all, pool)
 	for _, e := range earlier {
 		m := ms[e.j]
 		all = append(all, pooled{candidate: candidate{ID: m.ID, Kind: m.Kind, Content: m.Content, Status: m.Status,
