@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -93,8 +94,20 @@ func (s *Store) keepRunVectors(ctx context.Context, tx pgx.Tx, sv *storedVectors
 	s.runMu.Lock()
 	s.runVecs = sv
 	s.runMu.Unlock()
+	// A push's runs follow one another within milliseconds; a store that
+	// pushes no more (the TUI's, the MCP server's) lets the vectors go.
+	time.AfterFunc(keepRunVectorsFor, func() {
+		s.runMu.Lock()
+		if s.runVecs == sv {
+			s.runVecs = nil
+		}
+		s.runMu.Unlock()
+	})
 	return nil
 }
+
+// keepRunVectorsFor is how long the vectors of a run are kept for the next.
+const keepRunVectorsFor = time.Minute
 
 // add appends one vector (and its sketch, past exactPoolMax).
 func (sv *storedVectors) add(id string, v []float32) {
