@@ -15,11 +15,12 @@ import (
 )
 
 // A run's pools are chosen in Go, not by an HNSW query per member: the
-// project's vectors of the model are read once per run (the rows the pool
-// query would walk: every status, as poolSQL's), each member's nearest are
-// picked from them, and one statement has PostgreSQL compute those pairs'
-// similarities, the same expression and floats as poolSQL's, with the rows and
-// their eligibility. The pool is then cut at candidatePool by PostgreSQL's
+// project's vectors of the model (the rows the pool query would walk: every
+// status, as poolSQL's) are read once and kept for the store's next run while
+// their print matches (runVectors), each member's nearest are picked from
+// them, and one round trip has PostgreSQL compute those pairs' similarities,
+// the same expression and floats as poolSQL's, and read the rows and their
+// eligibility. The pool is then cut at candidatePool by PostgreSQL's
 // floats, so Go's own rounding decides nothing but which rows are asked about
 // (with pickSlack rows to spare).
 //
