@@ -52,13 +52,9 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 		if len(found) == 0 {
 			continue
 		}
-		if out[i].ConflictID, err = s.dispute(ctx, tx, m, found, ins[i].Author); err != nil {
+		if out[i].ConflictID, out[i].Memory, err = s.dispute(ctx, tx, m, found, ins[i].Author); err != nil {
 			return err
 		}
-		if out[i].Memory, err = s.get(ctx, tx, m.ID); err != nil {
-			return err
-		}
-		out[i].Memory.Anchors = m.Anchors
 	}
 	return nil
 }
