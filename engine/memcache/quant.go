@@ -3,17 +3,13 @@ package memcache
 import (
 	"math"
 	"math/bits"
+
+	"github.com/spelunkhq/spelunk/engine/vecsketch"
 )
 
-// A ternary sketch of a vector: two bit planes, one bit per dimension set in
-// "pos" when the component is clearly positive and in "neg" when clearly
-// negative (beyond a fraction of the vector's mean magnitude; small components
-// and the zeros of sparse vectors, such as the hashing embedder's, set
-// neither). The sketch similarity of two vectors, agreements minus
-// disagreements, is a few popcounts per 64 dimensions: it ranks candidates
-// that are then scored exactly. (A one-bit sign sketch is half the size, but
-// it gives every zero of a sparse vector a sign, and the hashing embedder's
-// vectors are mostly zeros.)
+// The candidate search of a vector read past exactBelow: the ternary sketch of
+// each cached vector (engine/vecsketch) ranks them all cheaply, and the best
+// few are scored exactly.
 const (
 	// exactBelow is the largest index scanned exactly.
 	exactBelow = 2048
@@ -21,82 +17,16 @@ const (
 	// at least minCandidates, else candidatesPer per memory asked for.
 	minCandidates = 400
 	candidatesPer = 40
-	// sketchCut is the fraction of the mean absolute component below which a
-	// component is zero in the sketch.
-	sketchCut = 0.5
 )
 
-// sketchWords is the uint64s per plane of a dims-long vector.
-func sketchWords(dims int) int { return (dims + 63) / 64 }
-
-// sketchOf is the sketch of v: pos words, then neg words.
-func sketchOf(v []float32) []uint64 {
-	w := sketchWords(len(v))
-	out := make([]uint64, 2*w)
-	putSketch(out, v)
-	return out
-}
-
-func putSketch(out []uint64, v []float32) {
-	w := sketchWords(len(v))
-	var mean float32
-	for _, x := range v {
-		if x < 0 {
-			mean -= x
-		} else {
-			mean += x
-		}
-	}
-	cut := sketchCut * mean / float32(max(1, len(v)))
-	for i, x := range v {
-		switch {
-		case x > cut:
-			out[i/64] |= 1 << (i % 64)
-		case x < -cut:
-			out[w+i/64] |= 1 << (i % 64)
-		}
-	}
-}
-
-// sketchAll sketches the n = len(flat)/dims vectors of flat, one after another,
-// into one contiguous slab (a pass over it reads memory in order).
-func sketchAll(flat []float32, dims int) []uint64 {
-	w := 2 * sketchWords(dims)
-	n := len(flat) / dims
-	out := make([]uint64, n*w)
-	for i := range n {
-		putSketch(out[i*w:(i+1)*w], flat[i*dims:(i+1)*dims])
-	}
-	return out
-}
-
-// sketchSim is the sketch similarity of q with the sketch s (both pos words,
-// then neg words). A vector's pos and neg bits are disjoint, so the two kinds
-// of agreement (and of disagreement) never share a bit and one popcount of
-// their union counts both: two popcounts per word pair, not four.
-func sketchSim(q, s []uint64) int {
-	w := len(q) / 2
-	qp, qn := q[:w], q[w:2*w]
-	sp, sn := s[:w:w], s[w:2*w:2*w]
-	n := 0
-	for k := range sp {
-		a, b := sp[k], sn[k]
-		n += bits.OnesCount64(qp[k]&a|qn[k]&b) - bits.OnesCount64(qp[k]&b|qn[k]&a)
-	}
-	return n
-}
-
-// sketchSim6 is sketchSim for 384-dim vectors (six words a plane, the
-// embedders' usual size) with the loop unrolled and the bounds checked once:
-// it runs once per cached vector and query.
-func sketchSim6(q *[12]uint64, s *[12]uint64) int {
-	n := 0
-	for k := range 6 {
-		a, b, p, m := s[k], s[6+k], q[k], q[6+k]
-		n += bits.OnesCount64(p&a|m&b) - bits.OnesCount64(p&b|m&a)
-	}
-	return n
-}
+// The sketch functions, under the names this package's code and tests use.
+var (
+	sketchWords = vecsketch.Words
+	sketchOf    = vecsketch.Of
+	sketchAll   = vecsketch.All
+	sketchSim   = vecsketch.Sim
+	sketchSim6  = vecsketch.Sim6
+)
 
 // sketchTop is the index positions of the k vectors with the best sketch similarity to q times their
 // weight, in no order: one pass over the slab keeping a bounded min-heap of the best so far.

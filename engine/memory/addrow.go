@@ -185,7 +185,10 @@ func (s *Store) addRow(ctx context.Context, tx pgx.Tx, in NewMemory, vec []float
 		return Added{}, err
 	}
 	out.ConflictID, out.Corrected = det.conflictID, det.corrected
-	if det.conflictID != "" || len(det.corrected) > 0 {
+	switch {
+	case det.conflictID != "":
+		out.Memory = det.disputed
+	case len(det.corrected) > 0:
 		if out.Memory, err = s.get(ctx, tx, m.ID); err != nil {
 			return Added{}, err
 		}

@@ -8,28 +8,32 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pgvector/pgvector-go"
 )
 
 // addRun writes and checks a run of new memories without parents, each with its
 // vector, as Add would one after another: the candidates of member i are the
 // candidatePool nearest of the rows stored before the run (candidatesSQL's pool
-// and filters, all members' statements in one round trip) merged with the
+// and filters; chosen in Go from the project's vectors, runpool.go, with
+// PostgreSQL's similarities, one statement for the run) merged with the
 // members before i (their similarities from one statement over the run's stored
 // vectors), cut to the pool, filtered, and cut to maxCandidates; then each member
 // in order is judged against its candidates and disputes what it contradicts.
 // That is Add's outcome because within such a run nothing changes a candidate's
 // eligibility: a dispute leaves both sides live, and only a correction (a
 // member with parents, never in a run) supersedes. (The stored rows' pools are
-// read before the run's rows join the HNSW graph; an approximate index can
-// answer a little differently once they have, as it can between any two adds.)
+// read before the run's rows are stored; Add's HNSW walk is approximate, and
+// past exactPoolMax rows so is the sketch's choice here, so at that size the two
+// can pick a little differently, as an HNSW walk can between any two adds.)
 func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string, judge Judge, out []Added) error {
-	pools, err := s.runPools(ctx, tx, ins, vecs, model)
+	pools, sv, err := s.runPoolsGo(ctx, tx, ins, vecs, model)
 	if err != nil {
 		return err
 	}
 	ms, earlier, err := s.insertRun(ctx, tx, ins, vecs, model)
 	if err != nil {
+		return err
+	}
+	if err := s.keepRunVectors(ctx, tx, sv, ms, vecs); err != nil {
 		return err
 	}
 	for i, m := range ms {
@@ -48,13 +52,9 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 		if len(found) == 0 {
 			continue
 		}
-		if out[i].ConflictID, err = s.dispute(ctx, tx, m, found, ins[i].Author); err != nil {
+		if out[i].ConflictID, out[i].Memory, err = s.dispute(ctx, tx, m, found, ins[i].Author); err != nil {
 			return err
 		}
-		if out[i].Memory, err = s.get(ctx, tx, m.ID); err != nil {
-			return err
-		}
-		out[i].Memory.Anchors = m.Anchors
 	}
 	return nil
 }
@@ -66,75 +66,27 @@ type pooled struct {
 	eligible bool
 }
 
-// poolRowsSQL is candidatesSQL's pool (the same poolSQL) with candidatesSQL's
-// filters as a column, uncut: a run's own members are merged in before the cut
-// to maxCandidates. One statement per member, sent in one round trip: a single
-// statement over all the run's vectors (a lateral scan per vector) let the
-// planner pick plans that scan the whole table per vector.
-//
-//	$1 project  $2 vector  $3 content hash of the member
-func poolRowsSQL(model string, dims int, iterative bool) string {
-	return `
-WITH ` + poolSQL(model, dims, iterative) + `
-SELECT m.id::text, m.kind, m.content, m.status, m.created_at, c.similarity,
-	m.status IN ` + vectorStatuses + ` AND NOT EXISTS (
-		SELECT 1 FROM conflict_exemptions x
-		JOIN memories o ON o.repository_id = $1
-			AND o.id = CASE WHEN x.memory_a = m.id THEN x.memory_b ELSE x.memory_a END
-		WHERE x.repository_id = $1 AND (x.memory_a = m.id OR x.memory_b = m.id)
-			AND o.content_hash = $3) AS eligible
-FROM pool c
-JOIN memories m ON m.repository_id = $1 AND m.id = c.memory_id
-ORDER BY c.similarity DESC`
-}
-
-// runPools is each member's pool among the rows stored before the run, most
-// similar first.
-func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string) ([][]pooled, error) {
-	iterative, err := s.iterativeScan(ctx, tx)
-	if err != nil {
-		return nil, err
-	}
-	sql := poolRowsSQL(model, len(vecs[0]), iterative)
-	b := &pgx.Batch{}
-	for i, in := range ins {
-		b.Queue(sql, s.project, pgvector.NewVector(vecs[i]), contentHash(in.Text))
-	}
-	br := tx.SendBatch(ctx, b)
-	defer br.Close()
-	pools := make([][]pooled, len(ins))
-	for i := range ins {
-		if pools[i], err = readPool(br); err != nil {
-			return nil, fmt.Errorf("find conflict candidates: %w", err)
-		}
-	}
-	return pools, br.Close()
-}
-
-func readPool(br pgx.BatchResults) ([]pooled, error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []pooled
-	for rows.Next() {
-		var p pooled
-		c := &p.candidate
-		if err := rows.Scan(&c.ID, &c.Kind, &c.Content, &c.Status, &c.CreatedAt, &c.Similarity, &p.eligible); err != nil {
-			return nil, err
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
-}
-
 // mergePool is member i's candidates: its pool among the stored rows and the
 // run's members before it (earlier: index into ms and similarity, those at or
 // above the gate only; one below it can neither be a candidate nor push one out
 // of the pool), cut as candidatesSQL cuts.
 func mergePool(pool []pooled, earlier []similarTo, ms []Memory, threshold float64) []candidate {
-	all := slices.Clone(pool)
+	// Only the candidatePool best of the earlier members can be in the pool:
+	// they are cut first, over the small pairs (in a long run most members are
+	// near most others), and the merge's stable sort then orders as before.
+	earlier = slices.Clone(earlier)
+	slices.SortStableFunc(earlier, func(a, b similarTo) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		}
+		return 0
+	})
+	earlier = earlier[:min(len(earlier), candidatePool)]
+	all := make([]pooled, len(pool), len(pool)+len(earlier))
+	copy(all, pool)
 	for _, e := range earlier {
 		m := ms[e.j]
 		all = append(all, pooled{candidate: candidate{ID: m.ID, Kind: m.Kind, Content: m.Content, Status: m.Status,

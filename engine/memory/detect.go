@@ -55,6 +55,9 @@ LIMIT ` + strconv.Itoa(maxCandidates)
 type detection struct {
 	conflictID string
 	corrected  []string
+	// disputed is the memory checked, as its dispute left it (when conflictID
+	// is set).
+	disputed Memory
 }
 
 // contradiction is one judged pair.
@@ -107,7 +110,7 @@ func (s *Store) detectAmong(ctx context.Context, tx pgx.Tx, m Memory, cands []ca
 	if len(found) == 0 {
 		return det, nil
 	}
-	det.conflictID, err = s.dispute(ctx, tx, m, found, actor)
+	det.conflictID, det.disputed, err = s.dispute(ctx, tx, m, found, actor)
 	return det, err
 }
 
@@ -151,8 +154,9 @@ type openConflict struct {
 // dispute puts m and the memories it contradicts into one open conflict: a new one,
 // or the open conflict(s) they already belong to (merged into the oldest), so a
 // group of mutually contradicting memories is one conflict. Every live member
-// becomes DISPUTED.
-func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contradiction, actor string) (string, error) {
+// becomes DISPUTED. It returns the conflict and m as it is then (read back in
+// the round trip of the disputes, not one of its own).
+func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contradiction, actor string) (string, Memory, error) {
 	slices.SortStableFunc(found, func(a, b contradiction) int { return a.other.CreatedAt.Compare(b.other.CreatedAt) })
 	ids := make([]string, 0, len(found))
 	best := 0.0
@@ -164,11 +168,11 @@ func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contra
 		WHERE repository_id = $1 AND status = 'open' AND memory_ids && $2::uuid[]
 		ORDER BY created_at, id FOR UPDATE`, s.project, ids)
 	if err != nil {
-		return "", fmt.Errorf("find open conflicts: %w", err)
+		return "", Memory{}, fmt.Errorf("find open conflicts: %w", err)
 	}
 	open, err := pgx.CollectRows(rows, pgx.RowToStructByName[openConflict])
 	if err != nil {
-		return "", fmt.Errorf("find open conflicts: %w", err)
+		return "", Memory{}, fmt.Errorf("find open conflicts: %w", err)
 	}
 
 	var members []string
@@ -202,10 +206,29 @@ func (s *Store) dispute(ctx context.Context, tx pgx.Tx, m Memory, found []contra
 		}
 	}
 	b.Queue(disputeSQL, s.project, members, actor, disputeReasons(m.ID, ids, members), conflictID)
-	if err := tx.SendBatch(ctx, b).Close(); err != nil {
-		return "", fmt.Errorf("open or extend conflict %s and dispute its memories: %w", conflictID, err)
+	b.Queue(`SELECT `+memoryColumns+` FROM memories m WHERE m.repository_id = $1 AND m.id = $2::uuid`, s.project, m.ID)
+	br := tx.SendBatch(ctx, b)
+	after, err := readDisputed(br, b.Len()-1)
+	if err = closeBatch(br, err, "dispute"); err != nil {
+		return "", Memory{}, fmt.Errorf("open or extend conflict %s and dispute its memories: %w", conflictID, err)
 	}
-	return conflictID, nil
+	after.Anchors = m.Anchors
+	return conflictID, after, nil
+}
+
+// readDisputed reads the results of dispute's batch: n statements, then the
+// disputing memory's row.
+func readDisputed(br pgx.BatchResults, n int) (Memory, error) {
+	for range n {
+		if _, err := br.Exec(); err != nil {
+			return Memory{}, err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return Memory{}, err
+	}
+	return pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Memory])
 }
 
 // describeFound writes the conflict reason: the judge's reasons, each prefixed with

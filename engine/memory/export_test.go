@@ -23,3 +23,10 @@ func (s *Store) PinAnchorsForTest(ctx context.Context, id string, in NewMemory) 
 	})
 	return out, err
 }
+
+// SetExactPoolMaxForTest lowers the store's bound of exact pools and the
+// candidates the sketch picks past it (runpool.go), so that a test reaches the
+// sketch's path with a few hundred memories.
+func (s *Store) SetExactPoolMaxForTest(n, candidates int) {
+	s.exactPoolMax, s.sketchCandidates = n, candidates
+}

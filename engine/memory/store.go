@@ -73,6 +73,14 @@ type Store struct {
 
 	mu         sync.Mutex
 	registered map[string]int // models registered by this store: name -> dims
+
+	// runVecs are the project's vectors as the last AddMany run left them
+	// (runpool.go), kept for the next run when no one else changed them.
+	runMu   sync.Mutex
+	runVecs *storedVectors
+	// exactPoolMax and sketchPoolCandidates are the package's, lowered by
+	// tests (SetExactPoolMaxForTest).
+	exactPoolMax, sketchCandidates int
 }
 
 // New returns the memory store of project (a repository id, see
@@ -86,6 +94,9 @@ func New(db *pg.DB, project int64, opts Options) *Store {
 		thresh:     opts.Threshold,
 		halfLife:   opts.HalfLife,
 		registered: map[string]int{},
+
+		exactPoolMax:     exactPoolMax,
+		sketchCandidates: sketchPoolCandidates,
 	}
 	if s.judge == nil {
 		s.judge = HeuristicJudge{}
