@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/vecsketch"
 )
 
 // vecIndex is the cached vectors of the live memories held in memory: a recall
@@ -107,7 +108,7 @@ func (c *Cache) indexAdded(id string, created time.Time, vec []float32) {
 	x.created = append(x.created, at)
 	x.weight = append(x.weight, c.decayAt(x.ref, at))
 	x.flat = append(x.flat, vec...)
-	x.maxNorm = max(x.maxNorm, math.Sqrt(dot(vec, vec)))
+	x.maxNorm = max(x.maxNorm, math.Sqrt(vecsketch.Dot(vec, vec)))
 	switch {
 	case x.sketch != nil:
 		x.sketch = append(x.sketch, sketchOf(vec)...)
@@ -187,7 +188,7 @@ func (c *Cache) similar(ctx context.Context, qv []float32, limit int) ([]memory.
 // millisecond of CPU.
 func (x *vecIndex) scan(qv []float32, limit int) []scored {
 	d := x.dims
-	exact := func(i int) float64 { return dot(qv, x.flat[i*d:(i+1)*d]) }
+	exact := func(i int) float64 { return vecsketch.Dot(qv, x.flat[i*d:(i+1)*d]) }
 	if len(x.ids) <= exactBelow || x.sketch == nil {
 		return x.top(limit, exact, x.mostSim(qv), nil)
 	}
@@ -235,12 +236,12 @@ func (x *vecIndex) top(limit int, sim func(int) float64, most float64, only []in
 	return h.s
 }
 
-// mostSim bounds dot(qv, v) over the index's vectors: |qv| times the largest
+// mostSim bounds the dot product of qv and v over the index's vectors: |qv| times the largest
 // |v| (1 for unit vectors, the embedders' output, but an embedder that does not
 // normalise must not make the early stop drop results), with room for the
 // rounding of float32 sums.
 func (x *vecIndex) mostSim(qv []float32) float64 {
-	return math.Sqrt(dot(qv, qv)) * x.maxNorm * 1.001
+	return math.Sqrt(vecsketch.Dot(qv, qv)) * x.maxNorm * 1.001
 }
 
 // measure records the largest norm of the index's vectors (mostSim).
@@ -248,7 +249,7 @@ func (x *vecIndex) measure() {
 	d, most := x.dims, 0.0
 	for i := range x.ids {
 		v := x.flat[i*d : (i+1)*d]
-		most = max(most, dot(v, v))
+		most = max(most, vecsketch.Dot(v, v))
 	}
 	x.maxNorm = math.Sqrt(most)
 }

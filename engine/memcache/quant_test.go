@@ -11,6 +11,7 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/memory"
+	"github.com/spelunkhq/spelunk/engine/vecsketch"
 )
 
 // TestSketchRecall: past exactBelow the sketch picks the candidates; the top 10
@@ -45,7 +46,7 @@ func TestSketchRecall(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := x.dims
-		want := x.top(limit, func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }, x.mostSim(qv[0]), nil)
+		want := x.top(limit, func(i int) float64 { return vecsketch.Dot(qv[0], x.flat[i*d:(i+1)*d]) }, x.mostSim(qv[0]), nil)
 		got := map[int]bool{}
 		for _, s := range x.scan(qv[0], limit) {
 			got[s.i] = true
@@ -142,7 +143,7 @@ func TestScanStopsEarlyExactly(t *testing.T) {
 		}
 		return out
 	}
-	exact := func(i int) float64 { return dot(qv[0], x.flat[i*d:(i+1)*d]) }
+	exact := func(i int) float64 { return vecsketch.Dot(qv[0], x.flat[i*d:(i+1)*d]) }
 	var got []int
 	for _, s := range x.top(10, exact, x.mostSim(qv[0]), nil) {
 		got = append(got, s.i)

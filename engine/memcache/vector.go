@@ -31,28 +31,6 @@ func appendVector(v []float32, b []byte) []float32 {
 	return v
 }
 
-// dot is the cosine similarity of two L2-normalised vectors (0 when their
-// dimensions differ).
-func dot(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	// Four accumulators: the loop is the whole cost of a local recall, and
-	// independent sums let the CPU overlap the multiplications.
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64((s0 + s1) + (s2 + s3))
-}
-
 // localVector embeds text with the local embedder when it is the core's (the
 // model the cached vectors came from): vectors of two models never mix. It
 // returns nil when there is no such parity or the embedder is down.

@@ -114,7 +114,7 @@ const keepRunVectorsFor = time.Minute
 func (sv *storedVectors) add(id string, v []float32) {
 	sv.ids = append(sv.ids, id)
 	sv.flat = append(sv.flat, v...)
-	sv.norms = append(sv.norms, math.Sqrt(dot32(v, v)))
+	sv.norms = append(sv.norms, math.Sqrt(vecsketch.Dot(v, v)))
 	switch {
 	case sv.sketch != nil:
 		sv.sketch = append(sv.sketch, vecsketch.Of(v)...)
@@ -148,7 +148,7 @@ func (s *Store) loadStored(ctx context.Context, tx pgx.Tx, model string, dims in
 		}
 		f := sv.flat[at:]
 		sv.ids = append(sv.ids, id)
-		sv.norms = append(sv.norms, math.Sqrt(dot32(f, f)))
+		sv.norms = append(sv.norms, math.Sqrt(vecsketch.Dot(f, f)))
 		sv.print.count++
 		sv.print.xmins += xmin
 	}
@@ -179,7 +179,7 @@ func appendVectorSend(flat []float32, raw []byte, dims int) ([]float32, error) {
 // gateSlack (one below the gate can neither be a candidate nor push one out of
 // the pool).
 func (sv *storedVectors) nearest(q []float32, gate float64) []int {
-	qn := math.Sqrt(dot32(q, q))
+	qn := math.Sqrt(vecsketch.Dot(q, q))
 	if qn == 0 {
 		return nil
 	}
@@ -193,7 +193,7 @@ func (sv *storedVectors) nearest(q []float32, gate float64) []int {
 		if sv.norms[i] == 0 {
 			return
 		}
-		sim := dot32(q, sv.flat[i*d:(i+1)*d]) / (qn * sv.norms[i])
+		sim := vecsketch.Dot(q, sv.flat[i*d:(i+1)*d]) / (qn * sv.norms[i])
 		if sim >= gate-gateSlack {
 			hits = append(hits, hit{i, sim})
 		}
@@ -408,22 +408,4 @@ func readPickedSims(br pgx.BatchResults, picked map[string]*pickedRow, hashes []
 		pools[i] = append(pools[i], pooled{candidate: c, eligible: p.live && !slices.Contains(p.exempt, hashes[i])})
 	}
 	return rows.Err()
-}
-
-// dot32 is the dot product of two vectors of one length, summed in float32
-// with four accumulators (the loop is the cost of a run's pools).
-func dot32(a, b []float32) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return float64(s0 + s1 + s2 + s3)
 }

@@ -90,3 +90,25 @@ func Sim6(q *[12]uint64, s *[12]uint64) int {
 	}
 	return n
 }
+
+// Dot is the cosine similarity of two L2-normalised vectors (0 when their
+// dimensions differ).
+func Dot(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	// Four accumulators: the loop is the whole cost of a local recall, and
+	// independent sums let the CPU overlap the multiplications.
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64((s0 + s1) + (s2 + s3))
+}
