@@ -201,8 +201,9 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 }
 
 // listTargets returns the files the index should hold and the revision label.
-func listTargets(ctx context.Context, repo *source.Repo, opts Options) ([]target, string, error) {
-	sopts := source.Options{MaxFileBytes: opts.MaxFileBytes}
+// known names the committed blobs the index holds already (see source.Options).
+func listTargets(ctx context.Context, repo *source.Repo, opts Options, known func(path, blob string) bool) ([]target, string, error) {
+	sopts := source.Options{MaxFileBytes: opts.MaxFileBytes, Known: known}
 	if !repo.IsGit {
 		files, err := repo.WorkingTree(ctx, sopts)
 		if err != nil {
@@ -212,15 +213,20 @@ func listTargets(ctx context.Context, repo *source.Repo, opts Options) ([]target
 	}
 	var committed []source.File
 	if repo.Head != "" {
+		copts := sopts
+		if opts.WorkingTree {
+			// Only the blob ids at HEAD are wanted: the files indexed are read from disk.
+			copts.Known = func(string, string) bool { return true }
+		}
 		var err error
-		if committed, err = repo.Files(ctx, sopts); err != nil {
+		if committed, err = repo.Files(ctx, copts); err != nil {
 			return nil, "", err
 		}
 	}
 	if !opts.WorkingTree {
 		return withRevision(committed, repo.Head), repo.Head, nil
 	}
-	wt, err := repo.WorkingTree(ctx, sopts)
+	wt, err := repo.WorkingTree(ctx, source.Options{MaxFileBytes: opts.MaxFileBytes})
 	if err != nil {
 		return nil, "", err
 	}

@@ -40,6 +40,9 @@ type writer struct {
 	// changed in a way resolution can see (ids.go): the edges naming them, or
 	// typed by them, are decided again.
 	defNames map[string]bool
+
+	track bool         // keep the repository's totals by delta (totals.go); set before the writes
+	delta pg.RepoDelta // guarded by mu
 }
 
 // countName records a definition added (+1) or removed (-1).
@@ -220,6 +223,10 @@ func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]st
 // deleteFiles removes files gone from the repository; their symbols, edges and
 // vectors go with them (ON DELETE CASCADE).
 func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
+	before, err := w.countFiles(ctx, w.db.Pool, paths)
+	if err != nil {
+		return err
+	}
 	old, err := w.forget(ctx, w.db.Pool, paths)
 	if err != nil {
 		return err
@@ -231,6 +238,7 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
 	}
+	w.addTotals(before, pg.RepoDelta{})
 	return nil
 }
 
@@ -239,6 +247,7 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 // model) are carried over; it returns the new symbols that still need one.
 func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbol, error) {
 	var pending []pendingSymbol
+	var before, after pg.RepoDelta
 	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
 		var hashes []string
@@ -253,6 +262,9 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		}
 		reuse, err := w.reusableVectors(ctx, tx, hashes)
 		if err != nil {
+			return err
+		}
+		if before, err = w.countFiles(ctx, tx, paths); err != nil {
 			return err
 		}
 		// The ids are recorded before the delete commits; if this transaction rolls
@@ -303,11 +315,13 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			"model", "content_hash", "embedding"}, rows.vectors); err != nil {
 			return err
 		}
-		return nil
+		after, err = w.countFiles(ctx, tx, paths)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("write %d files (first %s): %w", len(batch), batch[0].Path, err)
 	}
+	w.addTotals(before, after)
 	return pending, nil
 }
 

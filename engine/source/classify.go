@@ -31,6 +31,11 @@ type Options struct {
 	// MaxFileBytes is the size above which a file is skipped as too large
 	// without being read; 0 means DefaultMaxFileBytes, a negative value no cap.
 	MaxFileBytes int64
+	// Known, when set, names the committed blobs the caller has classified
+	// already (an index holding the same blob id for the path): Files leaves
+	// their content unread, so listing an unchanged tree reads no file. Only
+	// the path and size rules then apply to them.
+	Known func(path, blobSHA string) bool
 }
 
 func (o Options) maxBytes() int64 {

@@ -38,8 +38,9 @@ type File struct {
 
 // Files lists the committed tree at r.Head with one `git ls-tree` (blob
 // ids, sizes, modes), then classifies every blob that the path and size
-// rules left in from its first bytes: read from the work tree when the file
-// there hashes to the same blob id, else from `git cat-file --batch`.
+// rules left in (and opts.Known does not name) from its first bytes: read
+// from the work tree when the file there hashes to the same blob id, else
+// from `git cat-file --batch`.
 // It returns ErrNoCommits when the repository has no commit and ErrNotGit
 // for a plain directory.
 func (r *Repo) Files(ctx context.Context, opts Options) ([]File, error) {
@@ -68,7 +69,7 @@ func (r *Repo) Files(ctx context.Context, opts Options) ([]File, error) {
 			}
 			f.Skip = classifyPath(f.Path, f.Size, opts)
 		}
-		if f.Skip == "" {
+		if f.Skip == "" && (opts.Known == nil || !opts.Known(f.Path, f.BlobSHA)) {
 			sniff = append(sniff, len(files))
 		}
 		files = append(files, f)
