@@ -24,3 +24,10 @@ CREATE INDEX symbols_go_interfaces_idx ON symbols (repository_id) WHERE kind = '
 ALTER TABLE repositories
     ADD COLUMN stat_files integer,
     ADD COLUMN stat_edges integer;
+
+-- A rewritten file's unchanged chunks keep their ids and now their vector rows
+-- too (engine/index vectors.go): re-inserting each cost an HNSW insertion per
+-- index, the largest part of a one-file change. The foreign key's cascade
+-- deleted them with the symbol rows; the indexer deletes them explicitly, as it
+-- does postings (migration 0003).
+ALTER TABLE symbol_embeddings DROP CONSTRAINT IF EXISTS symbol_embeddings_repository_id_symbol_id_fkey;

@@ -65,6 +65,9 @@ func (w *writer) relinkGoImplementations(ctx context.Context, dirs []string) err
 	w.mu.Unlock()
 	var deleted int64
 	err = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
 		// Two statements: one condition on the file's directory, one on the
 		// target, each through its own index.
 		tag, err := tx.Exec(ctx, `DELETE FROM edges e USING files f

@@ -241,6 +241,9 @@ var applySteps = []struct{ name, sql string }{
 // whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
 		// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
 		// scale: with the default 4 MB each spilled to disk in up to 128 batches.
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {

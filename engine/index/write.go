@@ -76,7 +76,8 @@ func (w *writer) changedNames() []string {
 }
 
 // forget reads the stored symbols of the files at paths, about to be deleted
-// with them, by path, and deletes their postings. Their names count as
+// with them, by path (their postings and vectors go with dropPostings and
+// dropVectors, but for those kept: vectors.go). Their names count as
 // removed; which ids are gone for good is the caller's to say (markGone): a
 // rewrite gives most of them to the symbols that replace them (ids.go).
 func (w *writer) forget(ctx context.Context, q interface {
@@ -84,21 +85,21 @@ func (w *writer) forget(ctx context.Context, q interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, paths []string) (map[string][]oldSymbol, error) {
 	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
-			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line
+			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line,
+			coalesce(v.content_hash, ''), md5(coalesce(s.search_name, '') || '|' || coalesce(s.search_signature, '') || '|' || coalesce(s.search_body, ''))
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		LEFT JOIN symbol_embeddings v ON v.repository_id = s.repository_id AND v.symbol_id = s.id AND v.model = $3
 		WHERE s.repository_id = $1 AND f.path = ANY ($2)
-		ORDER BY s.id`, w.repoID, paths)
+		ORDER BY s.id`, w.repoID, paths, w.model)
 	if err != nil {
 		return nil, fmt.Errorf("list replaced symbols: %w", err)
 	}
 	out := map[string][]oldSymbol{}
-	var ids []int64
 	var path string
 	var o oldSymbol
 	_, err = pgx.ForEachRow(rows, []any{&path, &o.id, &o.kind, &o.name, &o.qname, &o.aliases, &o.sig,
-		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine}, func() error {
-		ids = append(ids, o.id)
+		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine, &o.vector, &o.search}, func() error {
 		w.countName(o.kind, o.name, o.aliases, -1)
 		out[path] = append(out[path], o)
 		o = oldSymbol{}
@@ -106,12 +107,6 @@ func (w *writer) forget(ctx context.Context, q interface {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list replaced symbols: %w", err)
-	}
-	if len(ids) > 0 {
-		// Postings have no foreign key (see migration 0003): they go explicitly.
-		if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)`, w.repoID, ids); err != nil {
-			return nil, fmt.Errorf("delete replaced postings: %w", err)
-		}
 	}
 	return out, nil
 }
@@ -231,9 +226,17 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	if err != nil {
 		return err
 	}
+	var ids []int64
 	for _, syms := range old {
 		_, gone, names := matchIDs(syms, nil)
 		w.markGone(gone, names)
+		ids = append(ids, gone...)
+	}
+	if err := w.dropVectors(ctx, w.db.Pool, ids, nil); err != nil {
+		return err
+	}
+	if err := w.dropPostings(ctx, w.db.Pool, ids, nil); err != nil {
+		return err
 	}
 	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
@@ -250,6 +253,9 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 	var before, after pg.RepoDelta
 	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
 		var hashes []string
 		paths := make([]string, len(batch))
 		for i := range batch {
@@ -285,9 +291,16 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
+		kept := w.keptRows(batch, old, ids)
 		var rows fileRows
 		for i := range batch {
-			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse)
+			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse, kept)
+		}
+		if err := w.dropVectors(ctx, tx, oldIDs(old), kept.vectors); err != nil {
+			return err
+		}
+		if err := w.dropPostings(ctx, tx, oldIDs(old), kept.postings); err != nil {
+			return err
 		}
 		pending = append(pending, rows.pending...)
 		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
@@ -385,23 +398,6 @@ func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string
 		out[h] = v
 	}
 	return out, rows.Err()
-}
-
-// allocIDs takes n ids from a table's identity sequence, so linked rows (parent
-// symbols, edges) can be written with COPY in one pass.
-func allocIDs(ctx context.Context, tx pgx.Tx, table string, n int) ([]int64, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)`, table, n)
-	if err != nil {
-		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
-	}
-	return ids, nil
 }
 
 // skeletonize returns, for each symbol with children (parts excluded), its content
@@ -562,41 +558,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// copyRows bulk-loads rows into table. PostgreSQL refuses COPY FROM into a table
-// under row-level security, so rows are COPYed into a session-local staging table of
-// the same columns (emptied at commit) and moved with one INSERT ... SELECT, which
-// the tenant policy checks like any insert.
-func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any) error {
-	return copyRowsOrdered(ctx, tx, table, cols, rows, "")
-}
-
-// copyRowsOrdered is copyRows moving the rows in the order of the SQL list
-// order ("" for any order).
-func copyRowsOrdered(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any, order string) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	stage := "stage_" + table
-	quoted := make([]string, len(cols))
-	for i, c := range cols {
-		quoted[i] = pgx.Identifier{c}.Sanitize()
-	}
-	list := strings.Join(quoted, ", ")
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %s ON COMMIT DELETE ROWS AS
-		SELECT %s FROM %s WITH NO DATA`, stage, list, table)); err != nil {
-		return fmt.Errorf("create staging table for %s: %w", table, err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy %s: %w", table, err)
-	}
-	insert := fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)
-	if order != "" {
-		insert += ` ORDER BY ` + order // the default collation, as the index's
-	}
-	if _, err := tx.Exec(ctx, insert); err != nil {
-		return fmt.Errorf("insert %s: %w", table, err)
-	}
-	return nil
 }
