@@ -88,16 +88,13 @@ func (r *run) plan(ctx context.Context) error {
 		return err
 	}
 	r.stored = len(r.have)
-	// A blob the index holds for its path is unchanged: its content is not read
-	// to be classified again (a full run rewrites every file: all are read).
-	var known func(path, blob string) bool
-	if !r.opts.Full {
-		known = func(p, blob string) bool {
-			s, ok := r.have[p]
-			return ok && s.blob == blob && s.status != ""
-		}
+	// What the index holds is not read again to be listed (a full run rewrites
+	// every file: all are read).
+	have := r.have
+	if r.opts.Full {
+		have = nil
 	}
-	targets, revision, err := listTargets(ctx, r.repo, r.opts, known)
+	targets, revision, err := listTargets(ctx, r.repo, r.opts, have)
 	if err != nil {
 		return err
 	}

@@ -197,7 +197,7 @@ func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch
 
 // storedFiles lists the stored files of paths, or every stored file for nil.
 func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]stored, error) {
-	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status, revision FROM files
+	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status, revision, size_bytes, mtime_ns FROM files
 		WHERE repository_id = $1 AND ($2::text[] IS NULL OR path = ANY ($2))`, w.repoID, paths)
 	if err != nil {
 		return nil, fmt.Errorf("list indexed files: %w", err)
@@ -207,7 +207,7 @@ func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]st
 	for rows.Next() {
 		var p string
 		var s stored
-		if err := rows.Scan(&p, &s.blob, &s.status, &s.revision); err != nil {
+		if err := rows.Scan(&p, &s.blob, &s.status, &s.revision, &s.size, &s.mtime); err != nil {
 			return nil, fmt.Errorf("list indexed files: %w", err)
 		}
 		out[p] = s

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"strings"
+	"time"
 )
 
 // Skip reasons: the values of File.Skip. "" means the file is indexed.
@@ -36,6 +37,11 @@ type Options struct {
 	// their content unread, so listing an unchanged tree reads no file. Only
 	// the path and size rules then apply to them.
 	Known func(path, blobSHA string) bool
+	// Unchanged, when set, gives WorkingTree the blob id of a regular file
+	// the caller read before with this size and modification time, proven
+	// unchanged by them (see Content.StableModTime): the file is then not read
+	// and hashed again, and only the path and size rules apply to it.
+	Unchanged func(path string, size int64, mtime time.Time) (blobSHA string, ok bool)
 }
 
 func (o Options) maxBytes() int64 {

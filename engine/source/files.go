@@ -298,7 +298,8 @@ func readBatchHeader(br *bufio.Reader) (batchObject, error) {
 // disk. A plain directory is walked honouring its .gitignore files, without
 // entering version-control, dependency and cache directories (see
 // prunedDirs). Every file no larger than the cap is read and hashed, so
-// BlobSHA always matches the content.
+// BlobSHA always matches the content, but for those opts.Unchanged proves
+// unchanged by their size and modification time.
 func (r *Repo) WorkingTree(ctx context.Context, opts Options) ([]File, error) {
 	var entries []walkEntry
 	if r.IsGit {
@@ -404,6 +405,12 @@ func (fr *fileReader) stat(ctx context.Context, root string, e walkEntry, opts O
 	if classifyPath(e.path, f.Size, opts) == SkipTooLarge {
 		f.Skip = SkipTooLarge
 		return f, true
+	}
+	if opts.Unchanged != nil && fi.Mode().IsRegular() {
+		if blob, ok := opts.Unchanged(e.path, f.Size, fi.ModTime()); ok {
+			f.BlobSHA = blob
+			return f, true
+		}
 	}
 	limit := opts.maxBytes()
 	fi, err = readFile(ctx, abs, &fr.buf, limit+1)
