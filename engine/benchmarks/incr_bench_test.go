@@ -73,18 +73,22 @@ func goCorpusCopy(b *testing.B) string {
 	return dst
 }
 
-// editor returns a function that appends a new function named name to the
-// file rel of root, so each edit adds a definition (its name then counts as
-// changed for resolution, as a real edit's often does).
+// editor returns a function that appends a new function named after name and
+// a sequence number (a benchmark's loop runs more than once) to the file rel
+// of root, so each edit adds a definition (its name then counts as changed for
+// resolution, as a real edit's often does).
 func editor(b *testing.B, root, rel string) func(name string) {
 	target := filepath.Join(root, rel)
 	data, err := os.ReadFile(target)
 	if err != nil {
 		b.Fatalf("the corpus lacks %s: %v", rel, err)
 	}
+	seq := 0
 	return func(name string) {
+		seq++
+		name = fmt.Sprintf("%s_%d", name, seq)
 		edited := append(bytes.Clone(data), fmt.Sprintf("\n// Touched%s is a benchmark edit.\nfunc Touched%s() int { return %d }\n",
-			name, name, len(name))...)
+			name, name, seq)...)
 		if err := os.WriteFile(target, edited, 0o644); err != nil {
 			b.Fatal(err)
 		}
