@@ -94,27 +94,34 @@ const typeBaseX = `x.target_type_base`
 // recomputed the type expression on every typed edge), so the steps below
 // filter a handful of rows instead of
 // scanning every edge; a full pass (res_scope empty) takes them all. The
-// steps then test the same reasons again, exactly.
+// steps then test the same reasons again, exactly. UNION ALL: the ids are only
+// ever tested with IN, and removing duplicates sorted or hashed a set the
+// planner sized at every edge of the repository (the full pass's branch).
 const affectedResolved = `
-	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone)
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NOT NULL) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
-	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone)
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone) AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
+	      AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NOT NULL) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
+	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone) AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
 
 const affectedUnresolved = `
 	SELECT x.id FROM edges x WHERE x.repository_id = $1
 	      AND x.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1 AND sf.path IN (SELECT path FROM res_scope))
-	UNION SELECT id FROM res_dangling
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+	UNION ALL SELECT id FROM res_dangling WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
+
+// scopedRun holds in a scoped run; in a full pass the last branch of each
+// list above takes every edge and the others are left out.
+const scopedRun = `EXISTS (SELECT 1 FROM res_scope)`
 
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
