@@ -29,6 +29,9 @@ type goIface struct {
 	methods map[string]string // name -> normalised signature
 	embeds  []string
 	broken  bool // a constraint, or an embed that could not be followed
+	// deps are the directories whose files decide the method set: its own and
+	// those of every interface it embeds, followed or not ("*": a cycle).
+	deps map[string]bool
 }
 
 type goType struct {
@@ -52,26 +55,47 @@ func (w *writer) linkGoImplementations(ctx context.Context) error {
 	}
 	var edgeRows [][]any
 	for _, t := range types {
-		have := methods[t.dir+"\x00"+t.name]
-		for _, in := range ifaces {
-			if in.broken || len(in.methods) == 0 || len(in.methods) > len(have) ||
-				(len(in.methods) == 1 && in.dir != t.dir) {
-				continue
-			}
-			if satisfies(have, in.methods) {
-				edgeRows = append(edgeRows, []any{w.repoID, t.fileID, t.id, "implements", in.id, in.name, "", nil,
-					t.path, t.line, "", "inferred"})
-			}
-		}
+		edgeRows = w.implementations(edgeRows, t, methods[t.dir+"\x00"+t.name], ifaces, nil)
 	}
-	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `DELETE FROM edges e USING files f
+	var deleted int64
+	err = pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
+		tag, err := tx.Exec(ctx, `DELETE FROM edges e USING files f
 			WHERE e.repository_id = $1 AND e.kind = 'implements' AND f.repository_id = e.repository_id
-			  AND f.id = e.file_id AND f.language = 'go'`, w.repoID); err != nil {
+			  AND f.id = e.file_id AND f.language = 'go'`, w.repoID)
+		if err != nil {
 			return fmt.Errorf("go implementations: %w", err)
 		}
+		deleted = tag.RowsAffected()
 		return copyRows(ctx, tx, "edges", edgeColumns, edgeRows)
 	})
+	if err == nil {
+		w.addEdges(len(edgeRows) - int(deleted))
+	}
+	return err
+}
+
+// implementations appends the edges from type t (with methods have) to the
+// interfaces of ifaces it implements, skipping those done already has (and
+// recording them there, when done is set).
+func (w *writer) implementations(rows [][]any, t goType, have map[string]string, ifaces []*goIface, done map[[2]int64]bool) [][]any {
+	for _, in := range ifaces {
+		if in.broken || len(in.methods) == 0 || len(in.methods) > len(have) ||
+			(len(in.methods) == 1 && in.dir != t.dir) || !satisfies(have, in.methods) {
+			continue
+		}
+		if done != nil {
+			if done[[2]int64{t.id, in.id}] {
+				continue
+			}
+			done[[2]int64{t.id, in.id}] = true
+		}
+		rows = append(rows, []any{w.repoID, t.fileID, t.id, "implements", in.id, in.name, "", nil,
+			t.path, t.line, "", "inferred"})
+	}
+	return rows
 }
 
 func satisfies(have, want map[string]string) bool {
@@ -84,11 +108,12 @@ func satisfies(have, want map[string]string) bool {
 }
 
 // goInterfaces reads every Go interface's own methods, then adds those of the
-// interfaces it embeds.
+// interfaces it embeds. (symbols.language is the file's: the condition lets
+// the planner use migration 0013's index of Go interfaces.)
 func (w *writer) goInterfaces(ctx context.Context) ([]*goIface, error) {
 	rows, err := w.db.Pool.Query(ctx, `SELECT s.id, s.name, f.dir, s.file_id, s.content, coalesce(s.embeds, '{}') FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		WHERE s.repository_id = $1 AND f.language = 'go' AND s.kind = 'interface'
+		WHERE s.repository_id = $1 AND s.kind = 'interface' AND s.language = 'go' AND f.language = 'go'
 		ORDER BY s.path, s.start_line, s.qualified_name`, w.repoID)
 	if err != nil {
 		return nil, err
@@ -96,20 +121,27 @@ func (w *writer) goInterfaces(ctx context.Context) ([]*goIface, error) {
 	var ifaces []*goIface
 	var it goIface
 	var content string
+	var qualified []int64 // files of interfaces that embed pkg.Iface
 	_, err = pgx.ForEachRow(rows, []any{&it.id, &it.name, &it.dir, &it.fileID, &content, &it.embeds}, func() error {
 		in := it
 		in.methods, in.broken = interfaceMethods(content)
 		ifaces = append(ifaces, &in)
+		for _, e := range in.embeds {
+			if strings.Contains(e, ".") {
+				qualified = append(qualified, in.fileID)
+				break
+			}
+		}
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	// Bindings of the files' imports, for embeds written pkg.Iface.
+	// Bindings of those files' imports, for embeds written pkg.Iface.
 	imports := map[int64]map[string]string{}
 	rows, err = w.db.Pool.Query(ctx, `SELECT e.file_id, e.target_qualifier, e.target_path FROM edges e
-		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
-		WHERE e.repository_id = $1 AND e.kind = 'imports' AND f.language = 'go' AND e.target_path IS NOT NULL`, w.repoID)
+		WHERE e.repository_id = $1 AND e.file_id = ANY ($2) AND e.kind = 'imports' AND e.target_path IS NOT NULL`,
+		w.repoID, qualified)
 	if err != nil {
 		return nil, err
 	}
@@ -137,8 +169,12 @@ func (w *writer) goInterfaces(ctx context.Context) ([]*goIface, error) {
 
 // flattenEmbeds merges the methods of the interfaces in embeds into in.
 func flattenEmbeds(in *goIface, byName map[string]*goIface, imports map[int64]map[string]string, depth int) {
+	if in.deps == nil {
+		in.deps = map[string]bool{in.dir: true}
+	}
 	if depth > 8 {
 		in.broken = true
+		in.deps["*"] = true
 		return
 	}
 	for _, e := range in.embeds {
@@ -146,6 +182,7 @@ func flattenEmbeds(in *goIface, byName map[string]*goIface, imports map[int64]ma
 		if i := strings.LastIndexByte(e, '.'); i >= 0 {
 			dir, name = imports[in.fileID][e[:i]], e[i+1:]
 		}
+		in.deps[dir] = true
 		sub, ok := byName[dir+"\x00"+name]
 		if !ok || dir == "" {
 			in.broken = true // outside the repository (io.Reader): its methods are unknown
@@ -157,6 +194,9 @@ func flattenEmbeds(in *goIface, byName map[string]*goIface, imports map[int64]ma
 		}
 		for m, sig := range sub.methods {
 			in.methods[m] = sig
+		}
+		for d := range sub.deps {
+			in.deps[d] = true
 		}
 	}
 	in.embeds = nil
@@ -174,11 +214,7 @@ func (w *writer) goMethodSets(ctx context.Context) (map[string]map[string]string
 	}
 	var dir, recv, name, sig string
 	_, err = pgx.ForEachRow(rows, []any{&dir, &recv, &name, &sig}, func() error {
-		k := dir + "\x00" + recv
-		if methods[k] == nil {
-			methods[k] = map[string]string{}
-		}
-		methods[k][name] = methodSignature(sig)
+		addMethod(methods, dir, recv, name, sig)
 		return nil
 	})
 	if err != nil {
@@ -194,12 +230,10 @@ func (w *writer) goMethodSets(ctx context.Context) (map[string]map[string]string
 	var types []goType
 	var t goType
 	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.path, &t.line}, func() error {
-		if len(methods[t.dir+"\x00"+t.name]) > 0 {
-			types = append(types, t)
-		}
+		types = append(types, t)
 		return nil
 	})
-	return methods, types, err
+	return methods, withMethods(types, methods), err
 }
 
 // interfaceMethods reads the method specs of an interface declaration's source:

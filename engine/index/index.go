@@ -137,6 +137,8 @@ type stored struct {
 	blob     string
 	status   string
 	revision string
+	size     int64
+	mtime    *int64 // ns, when the row's bytes were read from disk with a stable mtime
 }
 
 // Index brings the database in line with the repository at dir. Runs on one
@@ -201,10 +203,27 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 }
 
 // listTargets returns the files the index should hold and the revision label.
-func listTargets(ctx context.Context, repo *source.Repo, opts Options) ([]target, string, error) {
+// have, when set, is what the index holds: its committed blobs are not read
+// again, nor files on disk with the size and mtime it read them with (see
+// source.Options Known and Unchanged).
+func listTargets(ctx context.Context, repo *source.Repo, opts Options, have map[string]stored) ([]target, string, error) {
 	sopts := source.Options{MaxFileBytes: opts.MaxFileBytes}
+	wopts := sopts
+	if have != nil {
+		sopts.Known = func(p, blob string) bool {
+			s, ok := have[p]
+			return ok && s.blob == blob && s.status != ""
+		}
+		wopts.Unchanged = func(p string, size int64, mtime time.Time) (string, bool) {
+			s, ok := have[p]
+			if !ok || s.mtime == nil || *s.mtime != mtime.UnixNano() || s.size != size || s.blob == "" || s.status == "" {
+				return "", false
+			}
+			return s.blob, true
+		}
+	}
 	if !repo.IsGit {
-		files, err := repo.WorkingTree(ctx, sopts)
+		files, err := repo.WorkingTree(ctx, wopts)
 		if err != nil {
 			return nil, "", err
 		}
@@ -212,15 +231,20 @@ func listTargets(ctx context.Context, repo *source.Repo, opts Options) ([]target
 	}
 	var committed []source.File
 	if repo.Head != "" {
+		copts := sopts
+		if opts.WorkingTree {
+			// Only the blob ids at HEAD are wanted: the files indexed are read from disk.
+			copts.Known = func(string, string) bool { return true }
+		}
 		var err error
-		if committed, err = repo.Files(ctx, sopts); err != nil {
+		if committed, err = repo.Files(ctx, copts); err != nil {
 			return nil, "", err
 		}
 	}
 	if !opts.WorkingTree {
 		return withRevision(committed, repo.Head), repo.Head, nil
 	}
-	wt, err := repo.WorkingTree(ctx, sopts)
+	wt, err := repo.WorkingTree(ctx, wopts)
 	if err != nil {
 		return nil, "", err
 	}

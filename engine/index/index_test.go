@@ -412,6 +412,8 @@ func snapshot(t testing.TB, db *pg.DB) string {
 	q(`SELECT 'post', s.path, s.qualified_name, count(*), sum(p.tf), min(p.dl) FROM postings p JOIN symbols s ON s.id = p.symbol_id
 		GROUP BY s.path, s.qualified_name, s.start_line`)
 	q(`SELECT 'orphan postings', count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = p.symbol_id)`)
+	// Vectors have no foreign key either (migration 0013): none may outlive its symbol.
+	q(`SELECT 'orphan vectors', count(*) FROM symbol_embeddings e WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = e.symbol_id)`)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }

@@ -80,12 +80,13 @@ func settle(cands string) string {
 const notDecided = `NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = e.id)`
 
 // typeBase is the type name an edge's target_type names ("()pkg.F" -> F,
-// "pkg.T#f" -> T), so that
-// rewriting the file defining it reconsiders the edge.
-const typeBase = `regexp_replace(split_part(e.target_type, '#', 1), '^(\(\))?(.*\.)?', '')`
+// "pkg.T#f" -> T), so that rewriting the file defining it reconsiders the
+// edge: a stored column (migration 0013), "" for an untyped edge.
+const typeBase = `e.target_type_base`
 
-// typeBaseX is typeBase of edge x, as migration 0006 indexes it.
-const typeBaseX = `regexp_replace(split_part(x.target_type, '#', 1), '^(\(\))?(.*\.)?', '')`
+// typeBaseX is typeBase of edge x, found through its index (the partial
+// index's condition is written out so the planner can use it).
+const typeBaseX = `x.target_type_base`
 
 // affectedResolved and affectedUnresolved gather the ids of the edges an
 // incremental run may have to decide again, one indexed lookup per reason
@@ -93,27 +94,34 @@ const typeBaseX = `regexp_replace(split_part(x.target_type, '#', 1), '^(\(\))?(.
 // recomputed the type expression on every typed edge), so the steps below
 // filter a handful of rows instead of
 // scanning every edge; a full pass (res_scope empty) takes them all. The
-// steps then test the same reasons again, exactly.
+// steps then test the same reasons again, exactly. UNION ALL: the ids are only
+// ever tested with IN, and removing duplicates sorted or hashed a set the
+// planner sized at every edge of the repository (the full pass's branch).
 const affectedResolved = `
-	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone)
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NOT NULL) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
-	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone)
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_type <> '' AND ` + typeBaseX + ` = n.name) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+	SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_id IN (SELECT id FROM res_gone) AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_name IN (SELECT name FROM res_changed_names)
+	      AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NOT NULL) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.candidates IS NOT NULL
+	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone) AND ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
 
 const affectedUnresolved = `
 	SELECT x.id FROM edges x WHERE x.repository_id = $1
 	      AND x.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1 AND sf.path IN (SELECT path FROM res_scope))
-	UNION SELECT id FROM res_dangling
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x
-	UNION SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
-	      WHERE x.repository_id = $1 AND x.target_type <> '' AND ` + typeBaseX + ` = n.name) x
-	UNION SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT EXISTS (SELECT 1 FROM res_scope)`
+	UNION ALL SELECT id FROM res_dangling WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
+	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
+
+// scopedRun holds in a scoped run; in a full pass the last branch of each
+// list above takes every edge and the others are left out.
+const scopedRun = `EXISTS (SELECT 1 FROM res_scope)`
 
 // The work happens on small session tables built for the run and analysed, so the
 // planner joins on equality keys with hashes instead of guessing from stale
@@ -123,10 +131,10 @@ const affectedUnresolved = `
 // planner cannot see that the full pass's branch (every edge, when res_scope
 // is empty) yields nothing in a scoped run, estimated the union at every
 // edge, and scanned them all (a one-line save at $GOROOT scale spent 2-5 s in
-// each of the two statements below; with the tables, 10 and 20 ms). Gathering
-// still costs about 1 s each there: under row-level security the typeBaseX
-// branch cannot use its expression index (regexp_replace is not leakproof),
-// so it reads every typed edge; a stored column would fix that.
+// each of the two statements below; with the tables, 10 and 20 ms). The
+// typeBaseX branch reads a stored column: under row-level security an index
+// on the expression could not be used (regexp_replace is not leakproof) and
+// every typed edge was read, ~470 ms per statement there.
 var collectSteps = []struct{ name, sql string }{
 	{"affected resolved edges", `CREATE TEMP TABLE res_aff_r ON COMMIT DROP AS ` + affectedResolved},
 	{"analyse affected resolved edges", `ANALYZE res_aff_r`},
@@ -142,7 +150,7 @@ var collectSteps = []struct{ name, sql string }{
 			       OR e.target_name IN (SELECT name FROM res_scope_names)
 			       OR e.candidates && gone.ids
 			       -- the qualifier's type (its methods, embeds, bases) was rewritten
-			       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names))
+			       OR ` + typeBase + ` IN (SELECT name FROM res_scope_names)
 			       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
 			RETURNING e.id)
 		INSERT INTO res_dangling SELECT id FROM d`},
@@ -171,7 +179,10 @@ var collectSteps = []struct{ name, sql string }{
 		                        AND sf.path IN (SELECT path FROM res_scope))
 		       OR e.id IN (SELECT id FROM res_dangling)
 		       OR e.target_name IN (SELECT name FROM res_scope_names)
-		       OR (e.target_type <> '' AND ` + typeBase + ` IN (SELECT name FROM res_scope_names)))`},
+		       OR ` + typeBase + ` IN (SELECT name FROM res_scope_names))`},
+	// Statistics before the lookups below: without them res_edges counts as 200
+	// files and the import bindings were read by a scan of every edge.
+	{"analyse unresolved edges", `ANALYZE res_edges`},
 	{"collect definitions", `
 		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
 		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
@@ -181,8 +192,27 @@ var collectSteps = []struct{ name, sql string }{
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		CROSS JOIN LATERAL unnest(array_prepend(s.name, s.aliases)) AS n(name)
 		WHERE s.repository_id = $1 AND s.kind NOT IN ` + defKinds + `
-		  -- Every definition of every name the edges use, and no others.
-		  AND (NOT EXISTS (SELECT 1 FROM res_scope) OR n.name IN (SELECT target_name FROM res_edges))`},
+		  AND NOT EXISTS (SELECT 1 FROM res_scope)
+		-- A scoped run: every definition of every name the edges use, and no
+		-- others, looked up by name and by alias through their indexes (a
+		-- filter after the unnest read every symbol: ~380 ms at $GOROOT/src
+		-- scale). The same rows as the full pass's: one per occurrence of a
+		-- wanted name among the symbol's name and aliases.
+		UNION ALL
+		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
+		       regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g') AS receiver,
+		       s.qualified_name, s.exported, s.name, s.start_line, s.parent_id, s.is_test
+		FROM (SELECT x.id, x.file_id, x.kind, x.receiver, x.qualified_name, x.exported, x.name, x.start_line,
+		             x.parent_id, x.is_test
+		      FROM symbols x WHERE x.repository_id = $1 AND x.name IN (SELECT target_name FROM res_edges)
+		      UNION ALL
+		      SELECT x.id, x.file_id, x.kind, x.receiver, x.qualified_name, x.exported, a.name, x.start_line,
+		             x.parent_id, x.is_test
+		      FROM symbols x CROSS JOIN LATERAL unnest(x.aliases) AS a(name)
+		      WHERE x.repository_id = $1 AND x.aliases && (SELECT coalesce(array_agg(target_name), '{}') FROM res_edges)
+		        AND a.name IN (SELECT target_name FROM res_edges)) s
+		JOIN files f ON f.repository_id = $1 AND f.id = s.file_id
+		WHERE s.kind NOT IN ` + defKinds + ` AND EXISTS (SELECT 1 FROM res_scope)`},
 	{"collect import bindings", `
 		CREATE TEMP TABLE res_imports ON COMMIT DROP AS
 		SELECT DISTINCT e.file_id, e.target_qualifier AS qual, e.target_path, tf.id AS target_file
@@ -191,7 +221,7 @@ var collectSteps = []struct{ name, sql string }{
 		WHERE e.repository_id = $1 AND e.kind = 'imports'
 		  AND e.file_id IN (SELECT file_id FROM res_edges)`},
 	{"index import bindings", `CREATE INDEX ON res_imports (file_id, qual)`},
-	{"analyse", `ANALYZE res_defs, res_edges, res_imports`},
+	{"analyse", `ANALYZE res_defs, res_imports`},
 	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint,
 		confidence text NOT NULL, candidates bigint[]) ON COMMIT DROP`},
 }
@@ -218,6 +248,9 @@ var applySteps = []struct{ name, sql string }{
 // whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
 		// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
 		// scale: with the default 4 MB each spilled to disk in up to 128 batches.
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
@@ -262,30 +295,16 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 	})
 }
 
-type repoCounts struct{ symbols, edges, pending int }
-
-func (w *writer) counts(ctx context.Context) (repoCounts, error) {
-	var c repoCounts
-	err := w.db.Pool.QueryRow(ctx, `SELECT
-		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND kind <> 'field'),
-		(SELECT count(*) FROM edges WHERE repository_id = $1),
-		(SELECT count(*) FROM symbols WHERE repository_id = $1 AND embedding_state = 'pending')`, w.repoID).
-		Scan(&c.symbols, &c.edges, &c.pending)
-	if err != nil {
-		return c, fmt.Errorf("count rows: %w", err)
-	}
-	return c, nil
-}
-
 // reresolveImports recomputes where every import points. A file's own imports are
 // resolved when it is parsed, but adding or deleting another file changes the
 // answer for files that did not change (./money now missing, or newly present).
-func (w *writer) reresolveImports(ctx context.Context, r *importResolver) error {
+// It reports whether a Go import now points elsewhere.
+func (w *writer) reresolveImports(ctx context.Context, r *importResolver) (goMoved bool, err error) {
 	rows, err := w.db.Pool.Query(ctx, `SELECT e.id, e.path, coalesce(f.language, ''), e.target_name, coalesce(e.target_path, '')
 		FROM edges e JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		WHERE e.repository_id = $1 AND e.kind = 'imports'`, w.repoID)
 	if err != nil {
-		return fmt.Errorf("re-resolve imports: %w", err)
+		return false, fmt.Errorf("re-resolve imports: %w", err)
 	}
 	var ids []int64
 	var targets []*string
@@ -293,6 +312,7 @@ func (w *writer) reresolveImports(ctx context.Context, r *importResolver) error 
 	var path, lang, name, old string
 	_, err = pgx.ForEachRow(rows, []any{&id, &path, &lang, &name, &old}, func() error {
 		if now := r.resolve(lang, path, name); now != old {
+			goMoved = goMoved || lang == "go"
 			ids = append(ids, id)
 			if now == "" {
 				targets = append(targets, nil)
@@ -303,16 +323,16 @@ func (w *writer) reresolveImports(ctx context.Context, r *importResolver) error 
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("re-resolve imports: %w", err)
+		return false, fmt.Errorf("re-resolve imports: %w", err)
 	}
 	if len(ids) == 0 {
-		return nil
+		return false, nil
 	}
 	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = NULL, confidence = 'unresolved'
 		FROM unnest($2::bigint[], $3::text[]) AS u(id, path)
 		WHERE e.repository_id = $1 AND e.id = u.id`, w.repoID, ids, targets)
 	if err != nil {
-		return fmt.Errorf("re-resolve imports: %w", err)
+		return false, fmt.Errorf("re-resolve imports: %w", err)
 	}
-	return nil
+	return goMoved, nil
 }

@@ -14,7 +14,8 @@ type fileRows struct {
 
 // add appends the rows of file p, whose file id is fid and whose chunks and
 // fields take the symbol ids ids (chunks first, then fields, in order).
-func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+// kept says which stored rows of the symbols may stay (vectors.go).
+func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector, kept *keptRows) {
 	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
 		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime})
@@ -22,7 +23,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 		return
 	}
 	chunkIDs := ids[:len(p.file.Symbols)]
-	r.addChunks(w, p, fid, chunkIDs, reuse)
+	r.addChunks(w, p, fid, chunkIDs, reuse, kept)
 	r.addFields(w, p, fid, chunkIDs, ids[len(p.file.Symbols):])
 	for k, imp := range p.file.Imports {
 		var tp any
@@ -47,7 +48,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 
 // addChunks appends the rows of p's chunks: symbols, their postings, vectors
 // reused by content hash (or a pending embedding), and containment edges.
-func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector) {
+func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector, kept *keptRows) {
 	isTest := IsTest(p.Path)
 	texts := p.texts()
 	for j, s := range p.file.Symbols {
@@ -58,7 +59,9 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 		c := texts[j]
 		body, skeleton, h := c.body, c.skeleton, c.hash
 		state := "pending"
-		if c.vector != nil {
+		if hv, ok := kept.vectors[ids[j]]; ok && hv == h {
+			state = "embedded" // its row stays as it is
+		} else if c.vector != nil {
 			state = "embedded"
 			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.model, h, *c.vector})
 		} else if v, ok := reuse[h]; ok {
@@ -69,7 +72,9 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 		}
 		nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
 		tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
-		if s.Kind != parse.KindPart {
+		if kept.keepPostings(ids[j], pgText(nameWords), pgText(sigWords), pgText(bodyWords)) {
+			// its postings stay as they are
+		} else if s.Kind != parse.KindPart {
 			for term, f := range tf {
 				r.postings = append(r.postings, []any{w.repoID, term, ids[j], f, docLen})
 			}

@@ -48,14 +48,18 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.checkAnchors(ctx); err != nil {
 		return err
 	}
-	// The repository's totals cost a count over every edge: a run over a few
-	// paths (a save, index_file) leaves them out.
+	changed := len(r.todo) + len(r.deleted)
+	totals, err := r.ix.db.UpdateRepoStats(ctx, r.w.repoID, changed, r.stored, r.w.totalsDelta())
+	if err != nil {
+		return err
+	}
+	// A run over a few paths (a save, index_file) leaves the totals out of its
+	// summary, as it always has.
 	if len(r.opts.Paths) == 0 {
-		counts, err := r.w.counts(ctx)
-		if err != nil {
+		r.sum.Symbols, r.sum.Edges = totals.Chunks, totals.Edges
+		if r.sum.PendingEmbedding, err = r.w.pendingCount(ctx); err != nil {
 			return err
 		}
-		r.sum.Symbols, r.sum.Edges, r.sum.PendingEmbedding = counts.symbols, counts.edges, counts.pending
 	}
 	p := r.prog.snapshot()
 	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
@@ -63,10 +67,6 @@ func (r *run) execute(ctx context.Context) error {
 	r.sum.Embedded = p.Embedded
 	if r.emb.unavailable != nil {
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
-	}
-	changed := len(r.todo) + len(r.deleted)
-	if err := r.ix.db.UpdateRepoStats(ctx, r.w.repoID, changed, r.stored, r.opts.Full || r.interrupted); err != nil {
-		return err
 	}
 	// On the lock's own session: if that session died, the lock went with it and
 	// another run may be writing, so this run must not mark the index fresh.
@@ -83,7 +83,18 @@ func (r *run) plan(ctx context.Context) error {
 	if len(r.opts.Paths) > 0 {
 		return r.planPaths(ctx)
 	}
-	targets, revision, err := listTargets(ctx, r.repo, r.opts)
+	var err error
+	if r.have, err = r.w.storedFiles(ctx, nil); err != nil {
+		return err
+	}
+	r.stored = len(r.have)
+	// What the index holds is not read again to be listed (a full run rewrites
+	// every file: all are read).
+	have := r.have
+	if r.opts.Full {
+		have = nil
+	}
+	targets, revision, err := listTargets(ctx, r.repo, r.opts, have)
 	if err != nil {
 		return err
 	}
@@ -91,10 +102,6 @@ func (r *run) plan(ctx context.Context) error {
 	if r.interrupted, err = r.w.beginRun(ctx, r.opts.Full); err != nil {
 		return err
 	}
-	if r.have, err = r.w.storedFiles(ctx, nil); err != nil {
-		return err
-	}
-	r.stored = len(r.have)
 	keep := make(map[string]bool, len(targets))
 	for _, t := range targets {
 		keep[t.Path] = true
@@ -143,6 +150,9 @@ func (r *run) load(ctx context.Context) error {
 			return err
 		}
 	}
+	// A small change keeps the totals by delta; a bulk one, a first run or a
+	// run after a crash counts them at its end.
+	r.w.track = !r.opts.Full && !r.interrupted && r.stored > 0 && !r.bulk()
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)
@@ -187,7 +197,7 @@ func (r *run) load(ctx context.Context) error {
 func (r *run) resolve(ctx context.Context) error {
 	opts, todo, deleted, have, w := r.opts, r.todo, r.deleted, r.have, r.w
 	changed := len(todo) > 0 || len(deleted) > 0 || r.interrupted || opts.Full
-	bulk := opts.Full || len(todo)+len(deleted) > max(r.stored/10, 20)
+	bulk := r.bulk()
 	if changed && bulk {
 		// Statistics before resolving too: a repository new to a database that
 		// already holds others has no rows in the planner's view, and the edge
@@ -206,8 +216,10 @@ func (r *run) resolve(ctx context.Context) error {
 				break
 			}
 		}
+		goMoved := false
 		if added || len(deleted) > 0 || r.interrupted || opts.Full {
-			if err := w.reresolveImports(ctx, r.resolver); err != nil {
+			var err error
+			if goMoved, err = w.reresolveImports(ctx, r.resolver); err != nil {
 				return err
 			}
 		}
@@ -223,10 +235,8 @@ func (r *run) resolve(ctx context.Context) error {
 		}
 		// Go implements first: a call through an interface resolves to the
 		// methods of the types that implement it.
-		if touchesGo(todo, deleted) || r.interrupted || opts.Full {
-			if err := w.linkGoImplementations(ctx); err != nil {
-				return err
-			}
+		if err := r.linkGo(ctx, scope != nil && !goMoved); err != nil {
+			return err
 		}
 		if err := w.resolveEdges(ctx, scope); err != nil {
 			return err
@@ -244,18 +254,42 @@ func (r *run) resolve(ctx context.Context) error {
 	return nil
 }
 
-// touchesGo reports whether a run wrote or deleted Go files (only those change
-// which Go types implement which interfaces).
-func touchesGo(todo []target, deleted []string) bool {
-	for _, t := range todo {
-		if strings.HasSuffix(t.Path, ".go") {
-			return true
+// bulk reports whether the run changes enough of the repository for the
+// planner's statistics to need refreshing.
+func (r *run) bulk() bool {
+	return r.opts.Full || len(r.todo)+len(r.deleted) > max(r.stored/10, 20)
+}
+
+// linkGo decides the Go implements edges: for the directories of the Go
+// files the run wrote or deleted when scoped (only those change which types
+// implement which interfaces), else all of them.
+func (r *run) linkGo(ctx context.Context, scoped bool) error {
+	dirs := goDirs(r.todo, r.deleted)
+	switch {
+	case r.interrupted || r.opts.Full || (len(dirs) > 0 && !scoped):
+		return r.w.linkGoImplementations(ctx)
+	case len(dirs) > 0:
+		return r.w.relinkGoImplementations(ctx, dirs)
+	}
+	return nil
+}
+
+// goDirs lists the directories of the Go files a run wrote or deleted.
+func goDirs(todo []target, deleted []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(p string) {
+		if d := dirOf(p); strings.HasSuffix(p, ".go") && !seen[d] {
+			seen[d] = true
+			out = append(out, d)
 		}
+	}
+	for _, t := range todo {
+		add(t.Path)
 	}
 	for _, p := range deleted {
-		if strings.HasSuffix(p, ".go") {
-			return true
-		}
+		add(p)
 	}
-	return false
+	sort.Strings(out)
+	return out
 }

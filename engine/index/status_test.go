@@ -44,7 +44,8 @@ func TestStatusWhenGitStatusFails(t *testing.T) {
 
 // Once the working tree has been indexed, a later edit is stale until it is
 // indexed too (issue 14.5): the status used to call any uncommitted change
-// fresh after a working-tree run.
+// fresh after a working-tree run. RepoFreshness (the TUI's, from stored
+// totals) agrees with it after every run.
 func TestStatusSeesEditsAfterWorkingTreeIndex(t *testing.T) {
 	db := pgtest.Open(t)
 	repo := fixtureRepo(t)
@@ -59,6 +60,19 @@ func TestStatusSeesEditsAfterWorkingTreeIndex(t *testing.T) {
 		st, err := index.RepoStatus(ctx, db, rec)
 		if err != nil {
 			t.Fatalf("%s: %v", what, err)
+		}
+		// The TUI's status line says the same without counting: the totals the
+		// runs kept by delta are the counted ones.
+		fr, err := index.RepoFreshness(ctx, db, rec)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if fr.Stale != st.Stale || fr.StaleReason != st.StaleReason || fr.StaleFiles != st.StaleFiles ||
+			fr.Files != st.Files || fr.Symbols != st.Symbols || fr.PendingEmbedding != st.PendingEmbedding {
+			t.Fatalf("%s: freshness %+v differs from the status %+v", what, fr, st)
+		}
+		if totals, ok, err := db.ReadRepoTotals(ctx, rec.ID); err != nil || !ok || totals.Edges != st.Edges {
+			t.Fatalf("%s: stored totals %+v (%v, %v), status counts %d edges", what, totals, ok, err, st.Edges)
 		}
 		return st
 	}

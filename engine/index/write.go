@@ -40,6 +40,9 @@ type writer struct {
 	// changed in a way resolution can see (ids.go): the edges naming them, or
 	// typed by them, are decided again.
 	defNames map[string]bool
+
+	track bool         // keep the repository's totals by delta (totals.go); set before the writes
+	delta pg.RepoDelta // guarded by mu
 }
 
 // countName records a definition added (+1) or removed (-1).
@@ -73,7 +76,8 @@ func (w *writer) changedNames() []string {
 }
 
 // forget reads the stored symbols of the files at paths, about to be deleted
-// with them, by path, and deletes their postings. Their names count as
+// with them, by path (their postings and vectors go with dropPostings and
+// dropVectors, but for those kept: vectors.go). Their names count as
 // removed; which ids are gone for good is the caller's to say (markGone): a
 // rewrite gives most of them to the symbols that replace them (ids.go).
 func (w *writer) forget(ctx context.Context, q interface {
@@ -81,21 +85,21 @@ func (w *writer) forget(ctx context.Context, q interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }, paths []string) (map[string][]oldSymbol, error) {
 	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
-			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line
+			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line,
+			coalesce(v.content_hash, ''), md5(coalesce(s.search_name, '') || '|' || coalesce(s.search_signature, '') || '|' || coalesce(s.search_body, ''))
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		LEFT JOIN symbol_embeddings v ON v.repository_id = s.repository_id AND v.symbol_id = s.id AND v.model = $3
 		WHERE s.repository_id = $1 AND f.path = ANY ($2)
-		ORDER BY s.id`, w.repoID, paths)
+		ORDER BY s.id`, w.repoID, paths, w.model)
 	if err != nil {
 		return nil, fmt.Errorf("list replaced symbols: %w", err)
 	}
 	out := map[string][]oldSymbol{}
-	var ids []int64
 	var path string
 	var o oldSymbol
 	_, err = pgx.ForEachRow(rows, []any{&path, &o.id, &o.kind, &o.name, &o.qname, &o.aliases, &o.sig,
-		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine}, func() error {
-		ids = append(ids, o.id)
+		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine, &o.vector, &o.search}, func() error {
 		w.countName(o.kind, o.name, o.aliases, -1)
 		out[path] = append(out[path], o)
 		o = oldSymbol{}
@@ -103,12 +107,6 @@ func (w *writer) forget(ctx context.Context, q interface {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list replaced symbols: %w", err)
-	}
-	if len(ids) > 0 {
-		// Postings have no foreign key (see migration 0003): they go explicitly.
-		if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)`, w.repoID, ids); err != nil {
-			return nil, fmt.Errorf("delete replaced postings: %w", err)
-		}
 	}
 	return out, nil
 }
@@ -199,7 +197,7 @@ func (w *writer) finishRun(ctx context.Context, lock *pgxpool.Conn, head, branch
 
 // storedFiles lists the stored files of paths, or every stored file for nil.
 func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]stored, error) {
-	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status, revision FROM files
+	rows, err := w.db.Pool.Query(ctx, `SELECT path, coalesce(blob_sha, ''), status, revision, size_bytes, mtime_ns FROM files
 		WHERE repository_id = $1 AND ($2::text[] IS NULL OR path = ANY ($2))`, w.repoID, paths)
 	if err != nil {
 		return nil, fmt.Errorf("list indexed files: %w", err)
@@ -209,7 +207,7 @@ func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]st
 	for rows.Next() {
 		var p string
 		var s stored
-		if err := rows.Scan(&p, &s.blob, &s.status, &s.revision); err != nil {
+		if err := rows.Scan(&p, &s.blob, &s.status, &s.revision, &s.size, &s.mtime); err != nil {
 			return nil, fmt.Errorf("list indexed files: %w", err)
 		}
 		out[p] = s
@@ -220,17 +218,30 @@ func (w *writer) storedFiles(ctx context.Context, paths []string) (map[string]st
 // deleteFiles removes files gone from the repository; their symbols, edges and
 // vectors go with them (ON DELETE CASCADE).
 func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
+	before, err := w.countFiles(ctx, w.db.Pool, paths)
+	if err != nil {
+		return err
+	}
 	old, err := w.forget(ctx, w.db.Pool, paths)
 	if err != nil {
 		return err
 	}
+	var ids []int64
 	for _, syms := range old {
 		_, gone, names := matchIDs(syms, nil)
 		w.markGone(gone, names)
+		ids = append(ids, gone...)
+	}
+	if err := w.dropVectors(ctx, w.db.Pool, ids, nil); err != nil {
+		return err
+	}
+	if err := w.dropPostings(ctx, w.db.Pool, ids, nil); err != nil {
+		return err
 	}
 	if _, err := w.db.Pool.Exec(ctx, `DELETE FROM files WHERE repository_id = $1 AND path = ANY($2)`, w.repoID, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
 	}
+	w.addTotals(before, pg.RepoDelta{})
 	return nil
 }
 
@@ -239,8 +250,12 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 // model) are carried over; it returns the new symbols that still need one.
 func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbol, error) {
 	var pending []pendingSymbol
+	var before, after pg.RepoDelta
 	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
+		if err := relaxCommit(ctx, tx); err != nil {
+			return err
+		}
 		var hashes []string
 		paths := make([]string, len(batch))
 		for i := range batch {
@@ -253,6 +268,9 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		}
 		reuse, err := w.reusableVectors(ctx, tx, hashes)
 		if err != nil {
+			return err
+		}
+		if before, err = w.countFiles(ctx, tx, paths); err != nil {
 			return err
 		}
 		// The ids are recorded before the delete commits; if this transaction rolls
@@ -273,42 +291,59 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
+		kept := w.keptRows(batch, old, ids)
 		var rows fileRows
 		for i := range batch {
-			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse)
+			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse, kept)
+		}
+		if err := w.dropVectors(ctx, tx, oldIDs(old), kept.vectors); err != nil {
+			return err
+		}
+		if err := w.dropPostings(ctx, tx, oldIDs(old), kept.postings); err != nil {
+			return err
 		}
 		pending = append(pending, rows.pending...)
-		if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
-			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-			"secrets_redacted", "is_test", "mtime_ns"}, rows.files); err != nil {
+		if err := copyFileRows(ctx, tx, &rows); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",
-			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
-			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
-			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"search_body", "skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
-			return err
-		}
-		if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
-			return err
-		}
-		// In key order: the batch's postings then land leaf page by leaf page in
-		// the primary key instead of at random places across it.
-		if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings,
-			`repository_id, term, symbol_id`); err != nil {
-			return err
-		}
-		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
-			"model", "content_hash", "embedding"}, rows.vectors); err != nil {
-			return err
-		}
-		return nil
+		after, err = w.countFiles(ctx, tx, paths)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("write %d files (first %s): %w", len(batch), batch[0].Path, err)
 	}
+	w.addTotals(before, after)
 	return pending, nil
+}
+
+// copyFileRows bulk-loads the rows of a batch of files.
+func copyFileRows(ctx context.Context, tx pgx.Tx, rows *fileRows) error {
+	if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
+		"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
+		"secrets_redacted", "is_test", "mtime_ns"}, rows.files); err != nil {
+		return err
+	}
+	if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",
+		"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
+		"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
+		"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
+		"search_body", "skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
+		return err
+	}
+	if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
+		return err
+	}
+	// In key order: the batch's postings then land leaf page by leaf page in
+	// the primary key instead of at random places across it.
+	if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings,
+		`repository_id, term, symbol_id`); err != nil {
+		return err
+	}
+	if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
+		"model", "content_hash", "embedding"}, rows.vectors); err != nil {
+		return err
+	}
+	return nil
 }
 
 // symbolIDs gives each file's new symbols (chunks, then fields) the ids of the
@@ -371,23 +406,6 @@ func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string
 		out[h] = v
 	}
 	return out, rows.Err()
-}
-
-// allocIDs takes n ids from a table's identity sequence, so linked rows (parent
-// symbols, edges) can be written with COPY in one pass.
-func allocIDs(ctx context.Context, tx pgx.Tx, table string, n int) ([]int64, error) {
-	if n == 0 {
-		return nil, nil
-	}
-	rows, err := tx.Query(ctx, `SELECT nextval(pg_get_serial_sequence($1, 'id')) FROM generate_series(1, $2)`, table, n)
-	if err != nil {
-		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, fmt.Errorf("allocate %d %s ids: %w", n, table, err)
-	}
-	return ids, nil
 }
 
 // skeletonize returns, for each symbol with children (parts excluded), its content
@@ -548,41 +566,4 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
-}
-
-// copyRows bulk-loads rows into table. PostgreSQL refuses COPY FROM into a table
-// under row-level security, so rows are COPYed into a session-local staging table of
-// the same columns (emptied at commit) and moved with one INSERT ... SELECT, which
-// the tenant policy checks like any insert.
-func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any) error {
-	return copyRowsOrdered(ctx, tx, table, cols, rows, "")
-}
-
-// copyRowsOrdered is copyRows moving the rows in the order of the SQL list
-// order ("" for any order).
-func copyRowsOrdered(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any, order string) error {
-	if len(rows) == 0 {
-		return nil
-	}
-	stage := "stage_" + table
-	quoted := make([]string, len(cols))
-	for i, c := range cols {
-		quoted[i] = pgx.Identifier{c}.Sanitize()
-	}
-	list := strings.Join(quoted, ", ")
-	if _, err := tx.Exec(ctx, fmt.Sprintf(`CREATE TEMP TABLE IF NOT EXISTS %s ON COMMIT DELETE ROWS AS
-		SELECT %s FROM %s WITH NO DATA`, stage, list, table)); err != nil {
-		return fmt.Errorf("create staging table for %s: %w", table, err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{stage}, cols, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("copy %s: %w", table, err)
-	}
-	insert := fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)
-	if order != "" {
-		insert += ` ORDER BY ` + order // the default collation, as the index's
-	}
-	if _, err := tx.Exec(ctx, insert); err != nil {
-		return fmt.Errorf("insert %s: %w", table, err)
-	}
-	return nil
 }

@@ -48,26 +48,83 @@ func (db *DB) ReadRepoStats(ctx context.Context, repoID int64) (RepoStats, error
 	return s, nil
 }
 
-// UpdateRepoStats records that a run wrote or deleted changedFiles files, and
-// recounts the statistics when recount is set, when none are stored, or when the
-// files changed since the last count pass a tenth of the repository's files
-// (at least 20).
-func (db *DB) UpdateRepoStats(ctx context.Context, repoID int64, changedFiles, files int, recount bool) error {
+// RepoDelta is what an index run changed in a repository's totals: rows
+// added minus rows removed, and the change of the sum of the documents'
+// weighted lengths.
+type RepoDelta struct {
+	Files, Chunks, Docs, Edges int
+	Length                     float64
+}
+
+// Add accumulates d into r.
+func (r *RepoDelta) Add(d RepoDelta) {
+	r.Files += d.Files
+	r.Chunks += d.Chunks
+	r.Docs += d.Docs
+	r.Edges += d.Edges
+	r.Length += d.Length
+}
+
+// RepoTotals are a repository's stored totals.
+type RepoTotals struct {
+	Files, Chunks, Edges int
+}
+
+// UpdateRepoStats records that a run wrote or deleted changedFiles files of a
+// repository of files files and brings the stored statistics and totals up to
+// date: by delta, which the run counted from the rows it replaced and wrote,
+// or, when delta is nil, when none are stored yet, or when the files changed
+// since the last count pass a tenth of the repository (at least 20; a safety
+// net: the average length is kept in floating point), by counting every row.
+func (db *DB) UpdateRepoStats(ctx context.Context, repoID int64, changedFiles, files int, delta *RepoDelta) (RepoTotals, error) {
 	var stored bool
 	var drift int
-	err := db.Pool.QueryRow(ctx, `UPDATE repositories SET stat_drift = stat_drift + $2 WHERE id = $1
-		RETURNING stat_chunks IS NOT NULL, stat_drift`, repoID, changedFiles).Scan(&stored, &drift)
+	var t RepoTotals
+	d := RepoDelta{}
+	if delta != nil {
+		d = *delta
+	}
+	// Every right-hand side reads the row as it was: the average is rescaled
+	// by the old document count.
+	err := db.Pool.QueryRow(ctx, `UPDATE repositories SET stat_drift = stat_drift + $2,
+			stat_files = stat_files + $3, stat_chunks = stat_chunks + $4, stat_edges = stat_edges + $6,
+			stat_avg_length = CASE WHEN stat_docs + $5 > 0
+				THEN greatest((stat_avg_length::float8 * stat_docs + $7) / (stat_docs + $5), 0) ELSE 0 END,
+			stat_docs = stat_docs + $5
+		WHERE id = $1
+		RETURNING stat_chunks IS NOT NULL AND stat_docs IS NOT NULL AND stat_avg_length IS NOT NULL
+			AND stat_files IS NOT NULL AND stat_edges IS NOT NULL,
+			stat_drift, coalesce(stat_files, 0), coalesce(stat_chunks, 0), coalesce(stat_edges, 0)`,
+		repoID, changedFiles, d.Files, d.Chunks, d.Docs, d.Edges, d.Length).
+		Scan(&stored, &drift, &t.Files, &t.Chunks, &t.Edges)
 	if err != nil {
-		return fmt.Errorf("record the repository's changes: %w", err)
+		return t, fmt.Errorf("record the repository's changes: %w", err)
 	}
-	if stored && !recount && drift <= max(files/10, 20) {
-		return nil
+	if stored && delta != nil && drift <= max(files/10, 20) {
+		return t, nil
 	}
-	_, err = db.Pool.Exec(ctx, `UPDATE repositories r SET stat_chunks = s.chunks, stat_docs = s.docs,
-		stat_avg_length = s.avg, stat_drift = 0
-		FROM (`+countRepoStats+`) s(chunks, docs, avg) WHERE r.id = $1`, repoID)
+	err = db.Pool.QueryRow(ctx, `UPDATE repositories r SET stat_chunks = s.chunks, stat_docs = s.docs,
+		stat_avg_length = s.avg, stat_drift = 0,
+		stat_files = (SELECT count(*) FROM files WHERE repository_id = $1),
+		stat_edges = (SELECT count(*) FROM edges WHERE repository_id = $1)
+		FROM (`+countRepoStats+`) s(chunks, docs, avg) WHERE r.id = $1
+		RETURNING r.stat_files, r.stat_chunks, r.stat_edges`, repoID).Scan(&t.Files, &t.Chunks, &t.Edges)
 	if err != nil {
-		return fmt.Errorf("count the repository's statistics: %w", err)
+		return t, fmt.Errorf("count the repository's statistics: %w", err)
 	}
-	return nil
+	return t, nil
+}
+
+// ReadRepoTotals returns the stored totals, ok false when no run stored them.
+func (db *DB) ReadRepoTotals(ctx context.Context, repoID int64) (t RepoTotals, ok bool, err error) {
+	var files, chunks, edges *int
+	err = db.Pool.QueryRow(ctx, `SELECT stat_files, stat_chunks, stat_edges FROM repositories WHERE id = $1`, repoID).
+		Scan(&files, &chunks, &edges)
+	if err != nil {
+		return t, false, fmt.Errorf("read the repository's totals: %w", err)
+	}
+	if files == nil || chunks == nil || edges == nil {
+		return t, false, nil
+	}
+	return RepoTotals{Files: *files, Chunks: *chunks, Edges: *edges}, true, nil
 }

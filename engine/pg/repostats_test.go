@@ -8,9 +8,10 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
-// TestRepoStatsAreStoredAndRecountedOnDrift checks that the statistics are
-// counted while none are stored, kept while few files change, and recounted
-// once the changes pass a tenth of the repository or a run asks.
+// TestRepoStatsAreStoredAndRecountedOnDrift checks that the statistics and
+// totals are counted while none are stored, kept by the runs' deltas while few
+// files change, and recounted once the changes pass a tenth of the repository
+// (a wrong delta is then repaired) or a run asks.
 func TestRepoStatsAreStoredAndRecountedOnDrift(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
@@ -45,26 +46,26 @@ func TestRepoStatsAreStoredAndRecountedOnDrift(t *testing.T) {
 		}
 	}
 	check("counted while none are stored", want)
-
-	if err := db.UpdateRepoStats(ctx, repo, 1, 100, false); err != nil {
-		t.Fatal(err)
+	update := func(what string, changed int, d *pg.RepoDelta, want pg.RepoTotals) {
+		t.Helper()
+		got, err := db.UpdateRepoStats(ctx, repo, changed, 100, d)
+		if err != nil || got != want {
+			t.Fatalf("%s: totals %+v (err %v), want %+v", what, got, err, want)
+		}
 	}
+	update("first run", 1, &pg.RepoDelta{}, pg.RepoTotals{Files: 1, Chunks: 12})
 	add("function", 10, 8)
 	check("stored by the first run, not recounted by a search", want)
-	if err := db.UpdateRepoStats(ctx, repo, 15, 100, false); err != nil {
-		t.Fatal(err)
-	}
-	check("kept while 15 files changed of 100", want)
-	if err := db.UpdateRepoStats(ctx, repo, 6, 100, false); err != nil {
-		t.Fatal(err)
-	}
-	recounted := pg.RepoStats{Chunks: 22, Docs: 20, AvgLength: 6}
-	check("recounted once 21 files changed", recounted)
+	update("a run's delta", 15, &pg.RepoDelta{Chunks: 10, Docs: 10, Length: 80, Edges: 3}, pg.RepoTotals{Files: 1, Chunks: 22, Edges: 3})
+	check("kept by delta while 15 files changed of 100", pg.RepoStats{Chunks: 22, Docs: 20, AvgLength: 6})
+	update("a wrong delta once 21 files changed", 6, &pg.RepoDelta{Chunks: 5, Docs: 5}, pg.RepoTotals{Files: 1, Chunks: 22})
+	check("recounted once 21 files changed", pg.RepoStats{Chunks: 22, Docs: 20, AvgLength: 6})
 	add("function", 20, 6)
-	if err := db.UpdateRepoStats(ctx, repo, 0, 100, true); err != nil {
-		t.Fatal(err)
-	}
+	update("a run that asks", 0, nil, pg.RepoTotals{Files: 1, Chunks: 42})
 	check("recounted when the run asks", pg.RepoStats{Chunks: 42, Docs: 40, AvgLength: 6})
+	if totals, ok, err := db.ReadRepoTotals(ctx, repo); err != nil || !ok || totals != (pg.RepoTotals{Files: 1, Chunks: 42}) {
+		t.Fatalf("stored totals %+v, %v, %v", totals, ok, err)
+	}
 	if _, err := db.ReadRepoStats(ctx, repo+1000); err == nil {
 		t.Fatal("statistics of a repository that does not exist")
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path"
 	"strings"
+	"time"
 )
 
 // Skip reasons: the values of File.Skip. "" means the file is indexed.
@@ -31,6 +32,16 @@ type Options struct {
 	// MaxFileBytes is the size above which a file is skipped as too large
 	// without being read; 0 means DefaultMaxFileBytes, a negative value no cap.
 	MaxFileBytes int64
+	// Known, when set, names the committed blobs the caller has classified
+	// already (an index holding the same blob id for the path): Files leaves
+	// their content unread, so listing an unchanged tree reads no file. Only
+	// the path and size rules then apply to them.
+	Known func(path, blobSHA string) bool
+	// Unchanged, when set, gives WorkingTree the blob id of a regular file
+	// the caller read before with this size and modification time, proven
+	// unchanged by them (see Content.StableModTime): the file is then not read
+	// and hashed again, and only the path and size rules apply to it.
+	Unchanged func(path string, size int64, mtime time.Time) (blobSHA string, ok bool)
 }
 
 func (o Options) maxBytes() int64 {

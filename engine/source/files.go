@@ -38,8 +38,9 @@ type File struct {
 
 // Files lists the committed tree at r.Head with one `git ls-tree` (blob
 // ids, sizes, modes), then classifies every blob that the path and size
-// rules left in from its first bytes: read from the work tree when the file
-// there hashes to the same blob id, else from `git cat-file --batch`.
+// rules left in (and opts.Known does not name) from its first bytes: read
+// from the work tree when the file there hashes to the same blob id, else
+// from `git cat-file --batch`.
 // It returns ErrNoCommits when the repository has no commit and ErrNotGit
 // for a plain directory.
 func (r *Repo) Files(ctx context.Context, opts Options) ([]File, error) {
@@ -68,7 +69,7 @@ func (r *Repo) Files(ctx context.Context, opts Options) ([]File, error) {
 			}
 			f.Skip = classifyPath(f.Path, f.Size, opts)
 		}
-		if f.Skip == "" {
+		if f.Skip == "" && (opts.Known == nil || !opts.Known(f.Path, f.BlobSHA)) {
 			sniff = append(sniff, len(files))
 		}
 		files = append(files, f)
@@ -297,7 +298,8 @@ func readBatchHeader(br *bufio.Reader) (batchObject, error) {
 // disk. A plain directory is walked honouring its .gitignore files, without
 // entering version-control, dependency and cache directories (see
 // prunedDirs). Every file no larger than the cap is read and hashed, so
-// BlobSHA always matches the content.
+// BlobSHA always matches the content, but for those opts.Unchanged proves
+// unchanged by their size and modification time.
 func (r *Repo) WorkingTree(ctx context.Context, opts Options) ([]File, error) {
 	var entries []walkEntry
 	if r.IsGit {
@@ -403,6 +405,12 @@ func (fr *fileReader) stat(ctx context.Context, root string, e walkEntry, opts O
 	if classifyPath(e.path, f.Size, opts) == SkipTooLarge {
 		f.Skip = SkipTooLarge
 		return f, true
+	}
+	if opts.Unchanged != nil && fi.Mode().IsRegular() {
+		if blob, ok := opts.Unchanged(e.path, f.Size, fi.ModTime()); ok {
+			f.BlobSHA = blob
+			return f, true
+		}
 	}
 	limit := opts.maxBytes()
 	fi, err = readFile(ctx, abs, &fr.buf, limit+1)

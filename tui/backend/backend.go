@@ -203,7 +203,7 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 	if err != nil {
 		return tui.RepoStatus{}, err
 	}
-	st, err := index.RepoStatus(ctx, e.db, rec)
+	st, err := index.RepoFreshness(ctx, e.db, rec) // refreshed every few seconds: no counts
 	if err != nil {
 		return tui.RepoStatus{}, err
 	}

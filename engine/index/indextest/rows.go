@@ -75,8 +75,9 @@ var rowQueries = []string{
 	`SELECT 'post', ` + symKey("s") + `, count(*), md5(string_agg(p.term || '=' || p.tf || '/' || p.dl, ' ' ORDER BY p.term COLLATE "C"))
 	 FROM postings p LEFT JOIN symbols s ON s.repository_id = p.repository_id AND s.id = p.symbol_id
 	 WHERE p.repository_id = $1 GROUP BY p.symbol_id, 2`,
+	// A vector whose symbol is gone (vectors have no foreign key) renders with "-".
 	`SELECT 'vec', ` + symKey("s") + `, v.model, v.content_hash, md5(v.embedding::text)
-	 FROM symbol_embeddings v JOIN symbols s ON s.repository_id = v.repository_id AND s.id = v.symbol_id
+	 FROM symbol_embeddings v LEFT JOIN symbols s ON s.repository_id = v.repository_id AND s.id = v.symbol_id
 	 WHERE v.repository_id = $1`,
 }
 
