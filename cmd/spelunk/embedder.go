@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/pflag"
 
@@ -64,7 +65,7 @@ func (f *embedFlags) embedder() (embed.Embedder, string, error) {
 }
 
 // embedderAsync starts building the embedder in the background and returns a
-// function that waits for it: loading the word vectors overlaps connecting to
+// function that waits for it (and may be called again): loading the word vectors overlaps connecting to
 // the database, the two slowest steps of a search process's start.
 func (f *embedFlags) embedderAsync() func() (embed.Embedder, string, error) {
 	type built struct {
@@ -77,8 +78,11 @@ func (f *embedFlags) embedderAsync() func() (embed.Embedder, string, error) {
 		e, note, err := f.embedder()
 		ch <- built{e, note, err}
 	}()
+	// The result is received once and kept: callers may ask more than once.
+	var once sync.Once
+	var b built
 	return func() (embed.Embedder, string, error) {
-		b := <-ch
+		once.Do(func() { b = <-ch })
 		return b.e, b.note, b.err
 	}
 }

@@ -84,16 +84,19 @@ func newSearchCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			emb, _, err := embedder()
-			if err != nil {
-				return err
-			}
-			resp, err := search.New(db, rec.ID, emb).Search(ctx, query, opts)
+			searcher := search.NewLazy(db, rec.ID, func() (search.Embedder, error) {
+				emb, _, err := embedder()
+				return emb, err
+			})
+			resp, err := searcher.Search(ctx, query, opts)
 			if errors.Is(err, search.ErrEmptyQuery) {
 				return usageError{err}
 			}
 			if err != nil {
 				return err
+			}
+			if _, _, err := embedder(); err != nil {
+				return err // a broken embedder setting fails the command, as before
 			}
 			if err := markStale(ctx, db, rec, resp.Symbols()...); err != nil {
 				return err

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -59,5 +60,34 @@ func TestDenseChannelRefusesAnotherModel(t *testing.T) {
 	}
 	if len(resp.Results) == 0 {
 		t.Fatal("the other channels answered nothing")
+	}
+}
+
+// A lazily loaded embedder is loaded once, by the dense channel; when it fails,
+// the dense channel is unavailable with the reason and the others still answer.
+func TestLazyEmbedderLoadsOnceForTheDenseChannel(t *testing.T) {
+	fx := indextest.Fixture(t)
+	ctx := context.Background()
+	loads := 0
+	s := NewLazy(fx.DB, fx.RepoID, func() (Embedder, error) { loads++; return fx.Emb, nil })
+	for range 2 {
+		resp, err := s.Search(ctx, "retry a failed call with exponential backoff", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why, down := resp.Unavailable[Dense]; down {
+			t.Fatalf("dense channel unavailable with a lazy embedder: %s", why)
+		}
+	}
+	if loads != 1 {
+		t.Fatalf("the embedder was loaded %d times, want once", loads)
+	}
+	broken := NewLazy(fx.DB, fx.RepoID, func() (Embedder, error) { return nil, errors.New("no GloVe data") })
+	resp, err := broken.Search(ctx, "retry a failed call with exponential backoff", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if why := resp.Unavailable[Dense]; !strings.Contains(why, "no GloVe data") || len(resp.Results) == 0 {
+		t.Fatalf("failed loader: dense unavailable %q, %d results; want the reason and the other channels' results", why, len(resp.Results))
 	}
 }
