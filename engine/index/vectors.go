@@ -80,21 +80,29 @@ func oldIDs(old map[string][]oldSymbol) []int64 {
 	return out
 }
 
+// execer is a connection or a transaction.
+type execer interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}
+
+// keys lists the ids of kept, for a statement's bigint[].
+func keys(kept map[int64]string) []int64 {
+	out := make([]int64, 0, len(kept))
+	for id := range kept {
+		out = append(out, id)
+	}
+	return out
+}
+
 // dropVectors deletes the vectors of the symbols ids, but for the rows of the
 // run's model that kept names (those of other models go: their symbols are
 // rewritten, as the cascade of old did).
-func (w *writer) dropVectors(ctx context.Context, q interface {
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, ids []int64, kept map[int64]string) error {
+func (w *writer) dropVectors(ctx context.Context, q execer, ids []int64, kept map[int64]string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	keep := make([]int64, 0, len(kept))
-	for id := range kept {
-		keep = append(keep, id)
-	}
 	_, err := q.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND symbol_id = ANY ($2)
-		AND NOT (model = $3 AND symbol_id = ANY (coalesce($4::bigint[], '{}')))`, w.repoID, ids, w.model, keep)
+		AND NOT (model = $3 AND symbol_id = ANY (coalesce($4::bigint[], '{}')))`, w.repoID, ids, w.model, keys(kept))
 	if err != nil {
 		return fmt.Errorf("delete the vectors of %d replaced symbols: %w", len(ids), err)
 	}
@@ -103,18 +111,12 @@ func (w *writer) dropVectors(ctx context.Context, q interface {
 
 // dropPostings deletes the postings of the symbols ids but for those kept
 // names (postings have no foreign key: migration 0003).
-func (w *writer) dropPostings(ctx context.Context, q interface {
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, ids []int64, kept map[int64]string) error {
+func (w *writer) dropPostings(ctx context.Context, q execer, ids []int64, kept map[int64]string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	keep := make([]int64, 0, len(kept))
-	for id := range kept {
-		keep = append(keep, id)
-	}
 	if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)
-		AND NOT symbol_id = ANY (coalesce($3::bigint[], '{}'))`, w.repoID, ids, keep); err != nil {
+		AND NOT symbol_id = ANY (coalesce($3::bigint[], '{}'))`, w.repoID, ids, keys(kept)); err != nil {
 		return fmt.Errorf("delete the postings of %d replaced symbols: %w", len(ids), err)
 	}
 	return nil
