@@ -44,7 +44,6 @@ func newSearchCmd(g *globals) *cobra.Command {
 		Long:  searchLong,
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx := cmd.Context()
 			query, err := queryArg(cmd, args[0])
 			if err != nil {
 				return err
@@ -78,39 +77,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if all || len(g.repos) > 1 {
 				return searchRepos(cmd, g, query, opts, all, explain)
 			}
-			embedder := g.embed.embedderAsync() // loads while the database is reached
-			db, rec, err := openRepo(cmd, g)
-			if err != nil {
-				return err
-			}
-			defer db.Close()
-			searcher := search.NewLazy(db, rec.ID, func() (search.Embedder, error) {
-				emb, _, err := embedder()
-				return emb, err
-			})
-			resp, err := searcher.Search(ctx, query, opts)
-			if errors.Is(err, search.ErrEmptyQuery) {
-				return usageError{err}
-			}
-			if err != nil {
-				return err
-			}
-			if _, _, err := embedder(); err != nil {
-				return err // a broken embedder setting fails the command, as before
-			}
-			if err := markStale(ctx, db, rec, resp.Symbols()...); err != nil {
-				return err
-			}
-			if g.json {
-				return json.NewEncoder(os.Stdout).Encode(resp)
-			}
-			if files {
-				printFiles(resp, explain)
-			} else {
-				printSearch(resp, explain)
-			}
-			printStaleNote(os.Stdout, resp.Symbols())
-			return nil
+			return searchOne(cmd, g, query, opts, explain)
 		},
 	}
 	f := cmd.Flags()
@@ -129,6 +96,45 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	f.BoolVar(&all, "all", false, "search every indexed repository of the tenant (or give --repo several times)")
 	return cmd
+}
+
+// searchOne searches the one repository of --repo (or the current directory)
+// and prints the answer.
+func searchOne(cmd *cobra.Command, g *globals, query string, opts search.Options, explain bool) error {
+	ctx := cmd.Context()
+	embedder := g.embed.embedderAsync() // loads while the database is reached
+	db, rec, err := openRepo(cmd, g)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	searcher := search.NewLazy(db, rec.ID, func() (search.Embedder, error) {
+		emb, _, err := embedder()
+		return emb, err
+	})
+	resp, err := searcher.Search(ctx, query, opts)
+	if errors.Is(err, search.ErrEmptyQuery) {
+		return usageError{err}
+	}
+	if err != nil {
+		return err
+	}
+	if _, _, err := embedder(); err != nil {
+		return err // a broken embedder setting fails the command, as before
+	}
+	if err := markStale(ctx, db, rec, resp.Symbols()...); err != nil {
+		return err
+	}
+	if g.json {
+		return json.NewEncoder(os.Stdout).Encode(resp)
+	}
+	if opts.Granularity == search.Files {
+		printFiles(resp, explain)
+	} else {
+		printSearch(resp, explain)
+	}
+	printStaleNote(os.Stdout, resp.Symbols())
+	return nil
 }
 
 // maxStdinQuery bounds a query read from standard input; the engine cuts what
