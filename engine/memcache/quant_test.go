@@ -20,24 +20,7 @@ import (
 // sparse: the hard case for a sign sketch).
 func TestSketchRecall(t *testing.T) {
 	const n, queries, limit = 20_000, 50, 10
-	emb := embed.NewHashing(0)
-	texts := make([]string, n)
-	for i := range texts {
-		texts[i] = fmt.Sprintf("memory %d about service %d, port %d and the retry budget of queue %d", i, i%97, 8000+i%50, i%13)
-	}
-	vecs, err := emb.Embed(context.Background(), texts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := &vecIndex{dims: emb.Dims(), loaded: true}
-	for i, v := range vecs {
-		x.ids = append(x.ids, fmt.Sprint(i))
-		x.created = append(x.created, int64(i+1))
-		x.weight = append(x.weight, 1/(1+float64(n-1-i)/float64(n))) // oldest first, as decay does
-		x.flat = append(x.flat, v...)
-	}
-	x.sketch = sketchAll(x.flat, x.dims)
-	x.measure()
+	x, emb := sketchIndex(t, n)
 	found, total := 0, 0
 	for q := range queries {
 		text := fmt.Sprintf("retry budget of queue %d on port %d", q%13, 8000+q%50)
