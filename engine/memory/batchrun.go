@@ -75,15 +75,7 @@ func mergePool(pool []pooled, earlier []similarTo, ms []Memory, threshold float6
 	// they are cut first, over the small pairs (in a long run most members are
 	// near most others), and the merge's stable sort then orders as before.
 	earlier = slices.Clone(earlier)
-	slices.SortStableFunc(earlier, func(a, b similarTo) int {
-		switch {
-		case a.sim > b.sim:
-			return -1
-		case a.sim < b.sim:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(earlier, func(a, b similarTo) int { return higherFirst(a.sim, b.sim) })
 	earlier = earlier[:min(len(earlier), candidatePool)]
 	all := make([]pooled, len(pool), len(pool)+len(earlier))
 	copy(all, pool)
@@ -92,15 +84,7 @@ func mergePool(pool []pooled, earlier []similarTo, ms []Memory, threshold float6
 		all = append(all, pooled{candidate: candidate{ID: m.ID, Kind: m.Kind, Content: m.Content, Status: m.Status,
 			CreatedAt: m.CreatedAt, Similarity: e.sim}, eligible: true})
 	}
-	slices.SortStableFunc(all, func(a, b pooled) int {
-		switch {
-		case a.Similarity > b.Similarity:
-			return -1
-		case a.Similarity < b.Similarity:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b pooled) int { return higherFirst(a.Similarity, b.Similarity) })
 	all = all[:min(len(all), candidatePool)]
 	var out []candidate
 	for _, p := range all {
@@ -138,4 +122,16 @@ func lowerAll(ids []string) []string {
 		out[i] = strings.ToLower(id)
 	}
 	return out
+}
+
+// higherFirst orders similarities from the highest (for a stable sort; equal,
+// and incomparable, values keep their order).
+func higherFirst(a, b float64) int {
+	switch {
+	case a > b:
+		return -1
+	case a < b:
+		return 1
+	}
+	return 0
 }

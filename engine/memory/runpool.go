@@ -315,15 +315,7 @@ func (s *Store) runPoolsGo(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs
 		return nil, nil, fmt.Errorf("find conflict candidates: %w", err)
 	}
 	for i := range pools {
-		slices.SortStableFunc(pools[i], func(a, b pooled) int {
-			switch {
-			case a.Similarity > b.Similarity:
-				return -1
-			case a.Similarity < b.Similarity:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(pools[i], func(a, b pooled) int { return higherFirst(a.Similarity, b.Similarity) })
 		pools[i] = pools[i][:min(len(pools[i]), candidatePool)]
 	}
 	return pools, sv, br.Close()
