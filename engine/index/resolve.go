@@ -136,7 +136,7 @@ const scopedRun = `EXISTS (SELECT 1 FROM res_scope)`
 // on the expression could not be used (regexp_replace is not leakproof) and
 // every typed edge was read, ~470 ms per statement there.
 var collectSteps = []struct{ name, sql string }{
-	{"affected resolved edges", `CREATE TEMP TABLE res_aff_r ON COMMIT DROP AS ` + affectedResolved},
+	{"affected resolved edges", `INSERT INTO res_aff_r ` + affectedResolved},
 	{"analyse affected resolved edges", `ANALYZE res_aff_r`},
 	{"forget dangling and affected targets", `
 		WITH gone AS (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone),
@@ -157,7 +157,7 @@ var collectSteps = []struct{ name, sql string }{
 	// Temp tables are never auto-analysed: without statistics the planner guesses
 	// their size, so the ones the next statements read are analysed once filled.
 	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
-	{"affected unresolved edges", `CREATE TEMP TABLE res_aff_u ON COMMIT DROP AS ` + affectedUnresolved},
+	{"affected unresolved edges", `INSERT INTO res_aff_u ` + affectedUnresolved},
 	{"analyse affected unresolved edges", `ANALYZE res_aff_u`},
 	{"link imports to files", `
 		UPDATE edges e SET target_file_id = f.id, confidence = 'exact'
@@ -166,7 +166,7 @@ var collectSteps = []struct{ name, sql string }{
 		  AND f.repository_id = $1 AND f.path = e.target_path
 		  AND e.target_file_id IS DISTINCT FROM f.id`},
 	{"collect unresolved edges", `
-		CREATE TEMP TABLE res_edges ON COMMIT DROP AS
+		INSERT INTO res_edges
 		SELECT e.id, e.file_id, f.dir, f.language, e.kind, e.target_name, e.target_qualifier AS qual,
 		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver, src.is_test AS src_test
 		FROM edges e
@@ -184,7 +184,7 @@ var collectSteps = []struct{ name, sql string }{
 	// files and the import bindings were read by a scan of every edge.
 	{"analyse unresolved edges", `ANALYZE res_edges`},
 	{"collect definitions", `
-		CREATE TEMP TABLE res_defs ON COMMIT DROP AS
+		INSERT INTO res_defs
 		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
 		       regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g') AS receiver,
 		       s.qualified_name, s.exported, n.name, s.start_line, s.parent_id, s.is_test
@@ -214,16 +214,13 @@ var collectSteps = []struct{ name, sql string }{
 		JOIN files f ON f.repository_id = $1 AND f.id = s.file_id
 		WHERE s.kind NOT IN ` + defKinds + ` AND EXISTS (SELECT 1 FROM res_scope)`},
 	{"collect import bindings", `
-		CREATE TEMP TABLE res_imports ON COMMIT DROP AS
+		INSERT INTO res_imports
 		SELECT DISTINCT e.file_id, e.target_qualifier AS qual, e.target_path, tf.id AS target_file
 		FROM edges e
 		LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.path = e.target_path
 		WHERE e.repository_id = $1 AND e.kind = 'imports'
 		  AND e.file_id IN (SELECT file_id FROM res_edges)`},
-	{"index import bindings", `CREATE INDEX ON res_imports (file_id, qual)`},
 	{"analyse", `ANALYZE res_defs, res_imports`},
-	{"results table", `CREATE TEMP TABLE res_out (edge_id bigint PRIMARY KEY, sid bigint,
-		confidence text NOT NULL, candidates bigint[]) ON COMMIT DROP`},
 }
 
 // applySteps write the decisions back.
@@ -256,22 +253,22 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_dangling (id bigint PRIMARY KEY) ON COMMIT DROP`); err != nil {
+		if err := createResTables(ctx, tx); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO res_scope SELECT unnest($1::text[]) AS path`, scope); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_scope ON COMMIT DROP AS SELECT unnest($1::text[]) AS path`, scope); err != nil {
+		if _, err := tx.Exec(ctx, `INSERT INTO res_gone SELECT unnest($1::bigint[]) AS id`, w.gone); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_gone ON COMMIT DROP AS SELECT unnest($1::bigint[]) AS id`, w.gone); err != nil {
-			return fmt.Errorf("resolve edges: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_changed_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
+		if _, err := tx.Exec(ctx, `INSERT INTO res_changed_names SELECT unnest($1::text[]) AS name`,
 			w.changedNames()); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}
 		// The names of the definitions the run added, removed or changed (ids.go):
 		// the edges naming them, or typed by them, may resolve differently.
-		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE res_scope_names ON COMMIT DROP AS SELECT unnest($1::text[]) AS name`,
+		if _, err := tx.Exec(ctx, `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`,
 			w.changedDefinitions()); err != nil {
 			return fmt.Errorf("resolve edges: %w", err)
 		}

@@ -30,7 +30,7 @@ const inScope = `CASE WHEN n.tpkg = '' AND s.file_id = r.ctx_file THEN 0
 
 var typedSteps = []struct{ name, sql string }{
 	{"typed edges", `
-		CREATE TEMP TABLE res_typed ON COMMIT DROP AS
+		INSERT INTO res_typed
 		SELECT e.id AS edge_id, e.kind, e.language, e.qual, e.target_name, e.file_id AS ctx_file, e.dir AS ctx_dir, e.ttype AS t
 		FROM res_edges e WHERE e.kind IN ('calls','reads','writes') AND e.ttype <> ''`},
 	// "()F": the type is F's result type, named from F's file; calling a class
@@ -80,16 +80,16 @@ var typedSteps = []struct{ name, sql string }{
 	// equality join per scope: a CASE over every pair of edge and same-named type,
 	// or a join over unanalysed CTEs, planned nested loops costing seconds.
 	{"type names", `
-		CREATE TEMP TABLE res_tq ON COMMIT DROP AS
+		INSERT INTO res_tq
 		SELECT r.edge_id, r.language, r.ctx_file, r.ctx_dir, n.tname, n.tpkg FROM res_typed r ` + splitType},
 	{"types", `
-		CREATE TEMP TABLE res_ts ON COMMIT DROP AS
+		INSERT INTO res_ts
 		SELECT s.id, s.name, s.file_id, s.kind, s.start_line, s.qualified_name, f.dir, f.language, f.path
 		FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND s.kind IN ` + typeKinds + ` AND s.name IN (SELECT tname FROM res_tq)`},
 	{"analyse type names", `ANALYZE res_tq, res_ts`},
 	{"type locations", `
-		CREATE TEMP TABLE res_tloc ON COMMIT DROP AS
+		INSERT INTO res_tloc
 		WITH c AS (
 			SELECT q.edge_id, ts.*, 0 AS rnk FROM res_tq q JOIN res_ts ts ON ts.name = q.tname AND ts.file_id = q.ctx_file
 			WHERE q.tpkg = ''
@@ -110,7 +110,7 @@ var typedSteps = []struct{ name, sql string }{
 		ORDER BY edge_id, rnk, path COLLATE "C", start_line, kind, qualified_name COLLATE "C"`},
 	// The Go types implementing the interfaces calls go through.
 	{"implementations", `
-		CREATE TEMP TABLE res_impl ON COMMIT DROP AS
+		INSERT INTO res_impl
 		SELECT DISTINCT t.tid, ty.name, tf.dir
 		FROM (SELECT DISTINCT tid FROM res_tloc WHERE tkind = 'interface' AND tlang = 'go') t
 		JOIN edges ie ON ie.repository_id = $1 AND ie.target_id = t.tid AND ie.kind = 'implements'
@@ -132,8 +132,6 @@ var typedSteps = []struct{ name, sql string }{
 		DELETE FROM res_typed r USING res_tloc t
 		WHERE t.edge_id = r.edge_id AND (t.tkind = 'interface' OR (t.rnk = 3 AND t.far > 1))`},
 	{"drop unknown type locations", `DELETE FROM res_tloc t WHERE NOT EXISTS (SELECT 1 FROM res_typed r WHERE r.edge_id = t.edge_id)`},
-	{"parents", `
-		CREATE TEMP TABLE res_parents (child bigint, parent bigint, pname text, pdir text, plang text, ord bigint) ON COMMIT DROP`},
 	{"parents of the types", insertParents(`SELECT tid FROM res_tloc`)},
 	{"parents of the parents", insertParents(`SELECT parent FROM res_parents EXCEPT SELECT child FROM res_parents`)},
 	{"analyse types", `ANALYZE res_parents`},
