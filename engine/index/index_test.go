@@ -406,14 +406,20 @@ func snapshot(t testing.TB, db *pg.DB) string {
 	q(`SELECT 'edge', e.path, s.qualified_name, s.start_line, e.kind, e.target_name, e.line, coalesce(t.qualified_name, '?'),
 		coalesce(t.path, ''), coalesce(t.start_line, 0), coalesce(e.target_path, ''), e.confidence, e.target_type,
 		coalesce((SELECT string_agg(c.path || ':' || c.qualified_name || ':' || c.start_line, ',' ORDER BY u.ord)
-		          FROM unnest(e.candidates) WITH ORDINALITY u(id, ord) JOIN symbols c ON c.id = u.id), '')
-		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id`)
+		          FROM unnest(e.candidates) WITH ORDINALITY u(id, ord) JOIN symbols c ON c.id = u.id), ''),
+		coalesce(tf.path, CASE WHEN e.target_file_id IS NULL THEN '' ELSE 'a deleted file' END)
+		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
+		LEFT JOIN files tf ON tf.id = e.target_file_id`)
 	q(`SELECT 'vec', s.path, s.qualified_name, e.model FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id`)
 	q(`SELECT 'post', s.path, s.qualified_name, count(*), sum(p.tf), min(p.dl) FROM postings p JOIN symbols s ON s.id = p.symbol_id
 		GROUP BY s.path, s.qualified_name, s.start_line`)
 	q(`SELECT 'orphan postings', count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = p.symbol_id)`)
 	// Vectors have no foreign key either (migration 0013): none may outlive its symbol.
 	q(`SELECT 'orphan vectors', count(*) FROM symbol_embeddings e WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = e.symbol_id)`)
+	// Nor do edges and symbols (migration 0014): they go with their file.
+	q(`SELECT 'orphan edges', count(*) FROM edges e WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = e.file_id)
+		OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = e.source_id)`)
+	q(`SELECT 'orphan symbols', count(*) FROM symbols s WHERE NOT EXISTS (SELECT 1 FROM files f WHERE f.id = s.file_id)`)
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
 }

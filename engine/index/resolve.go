@@ -159,12 +159,6 @@ var collectSteps = []struct{ name, sql string }{
 	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
 	{"affected unresolved edges", `INSERT INTO res_aff_u ` + affectedUnresolved},
 	{"analyse affected unresolved edges", `ANALYZE res_aff_u`},
-	{"link imports to files", `
-		UPDATE edges e SET target_file_id = f.id, confidence = 'exact'
-		FROM files f
-		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
-		  AND f.repository_id = $1 AND f.path = e.target_path
-		  AND e.target_file_id IS DISTINCT FROM f.id`},
 	{"collect unresolved edges", `
 		INSERT INTO res_edges
 		SELECT e.id, e.file_id, f.dir, f.language, e.kind, e.target_name, e.target_qualifier AS qual,
@@ -223,6 +217,31 @@ var collectSteps = []struct{ name, sql string }{
 	{"analyse", `ANALYZE res_defs, res_imports`},
 }
 
+// linkImports points import edges at the files they name. A full pass looks at
+// every import edge; a scoped run at those of the files it wrote and those
+// naming a path it wrote (a rewritten file has a new id), since the imports
+// whose target path changed were linked by reresolveImports. The full
+// statement read every import edge of $GOROOT/src on each one-file change.
+func linkImports(scoped bool) string {
+	const link = `
+		UPDATE edges e SET target_file_id = f.id, confidence = 'exact'
+		FROM files f
+		WHERE e.repository_id = $1 AND e.kind = 'imports' AND e.target_path IS NOT NULL
+		  AND f.repository_id = $1 AND f.path = e.target_path
+		  AND e.target_file_id IS DISTINCT FROM f.id`
+	if !scoped {
+		return link
+	}
+	return link + `
+		  AND e.id IN (
+			SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_path IS NOT NULL
+			       AND x.target_path IN (SELECT path FROM res_scope)
+			UNION ALL
+			SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.kind = 'imports'
+			       AND x.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
+			                         AND sf.path IN (SELECT path FROM res_scope)))`
+}
+
 // applySteps write the decisions back.
 var applySteps = []struct{ name, sql string }{
 	// Python: calling a class runs its __init__ (the class itself when it has none).
@@ -269,6 +288,7 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		// the edges naming them, or typed by them, may resolve differently.
 		queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
 		queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
+		queue("link imports to files", linkImports(scope != nil), w.repoID)
 		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
 			for _, step := range steps {
 				if strings.Contains(step.sql, "$1") {
@@ -325,8 +345,12 @@ func (w *writer) reresolveImports(ctx context.Context, r *importResolver) (goMov
 	if len(ids) == 0 {
 		return false, nil
 	}
-	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = NULL, confidence = 'unresolved'
+	// Linked to the file they now name here: a scoped run's resolution links
+	// only the imports of and to the files it wrote (linkImports).
+	_, err = w.db.Pool.Exec(ctx, `UPDATE edges e SET target_path = u.path, target_file_id = f.id,
+			confidence = CASE WHEN f.id IS NULL THEN 'unresolved' ELSE 'exact' END
 		FROM unnest($2::bigint[], $3::text[]) AS u(id, path)
+		LEFT JOIN files f ON f.repository_id = $1 AND f.path = u.path
 		WHERE e.repository_id = $1 AND e.id = u.id`, w.repoID, ids, targets)
 	if err != nil {
 		return false, fmt.Errorf("re-resolve imports: %w", err)
