@@ -215,19 +215,63 @@ func afterPreposition(toks []token, i int) bool {
 }
 
 // minVerbSubject is how many content words two statements must share for a
-// value given with two different verbs to be about the same thing.
-const minVerbSubject = 3
+// value given with different verbs to be about the same thing.
+const minVerbSubject = 2
 
-// sameSubjectVerbs: the statements share their subject and differ only in one
-// word each after it, the verb the value is given with ("Password reset links
-// are valid for 15 minutes" vs "A password reset link expires after 24 hours").
+// maxOwnVerbWords bounds the words of its own each side may give its value with
+// ("are valid for", "are deleted after", "keep").
+const maxOwnVerbWords = 2
+
+// sameSubjectVerbs: the statements share their subject and differ only in a
+// word or two each after it, the verb the value is given with ("Password reset
+// links are valid for 15 minutes" vs "A password reset link expires after 24
+// hours", "Backups are retained for 30 days" vs "We keep backups for 90 days").
+// An own word ahead of the shared ones is a subject of its own ("Refresh tokens
+// expire ..."), one right after a preposition a qualifier ("timeouts for reads"),
+// one after the value what the value is of ("Port 9100 serves Prometheus
+// metrics").
 func sameSubjectVerbs(a, b phrase) bool {
 	shared := intersect(a.keys, b.keys)
 	ra, rb := ownContent(a, b), ownContent(b, a)
-	if len(shared) < minVerbSubject || len(ra) != 1 || len(rb) != 1 {
+	if len(shared) < minVerbSubject || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
 		return false
 	}
-	return !leadsPhrase(a, ra[0], shared) && !leadsPhrase(b, rb[0], shared)
+	for _, side := range []struct {
+		p, o phrase
+		own  []token
+	}{{a, b, ra}, {b, a, rb}} {
+		for _, w := range side.own {
+			if leadsPhrase(side.p, w, shared) || qualifies(side.p, w) || afterValue(side.p, side.o, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// afterValue reports whether w comes after the first value of p that o lacks.
+func afterValue(p, o phrase, w token) bool {
+	seen := false
+	for _, t := range p.toks {
+		switch {
+		case t.kind == tValue && !o.keys[t.key]:
+			seen = true
+		case t.key == w.key:
+			return seen
+		}
+	}
+	return false
+}
+
+// qualifies reports whether w comes right after a preposition in p (through
+// determiners): it names what the statement is about, not how.
+func qualifies(p phrase, w token) bool {
+	for i, t := range p.toks {
+		if t.key == w.key && t.kind == tWord {
+			return afterPreposition(p.toks, i)
+		}
+	}
+	return false
 }
 
 // timeWords place a value in time; they go with the verb, not the subject
@@ -247,9 +291,13 @@ func ownContent(p, o phrase) []token {
 }
 
 // leadsPhrase reports whether w comes before the first shared content word of p.
+// Words after an opening personal pronoun are its verb, not a subject ("We keep
+// backups ...").
 func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
-	for _, t := range p.toks {
+	for i, t := range p.toks {
 		switch {
+		case i == 0 && t.kind == tWord && pronouns[t.lower]:
+			return false
 		case !isContent(t):
 		case shared[t.key]:
 			return false
@@ -259,6 +307,10 @@ func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
 	}
 	return false
 }
+
+// pronouns open a statement whose subject is the people it is about: the words
+// after one are a verb ("We keep backups", "They deploy on Fridays").
+var pronouns = setOf([]string{"we", "you", "they", "i"})
 
 // namedClash finds a value of vtype both statements name after the same thing
 // with different values: a name right before a version or number ("Go 1.22",

@@ -1,0 +1,31 @@
+package contradict
+
+import "testing"
+
+// TestFifthRoundRules covers the rules written from the misses on the tune half
+// of pairs_heldout3 (issue 17, fifth round), one case each way where the rule
+// can err, on sentences of their own (not taken from the labelled sets).
+func TestFifthRoundRules(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want Kind
+	}{
+		// A value given with a verb of its own on each side, two shared words.
+		{"two verbs for one value", "Invite links expire after 2 days.", "Invite links are good for 7 days.", KindValue},
+		{"own word leading the subject", "Invite links expire after 2 days.", "Signup links expire after 7 days.", KindNone},
+		{"own word after a preposition", "Timeouts for reads are 5 seconds.", "Timeouts for writes are 30 seconds.", KindNone},
+		{"own words after the value", "Port 8080 serves the admin pages.", "Port 9000 serves health checks.", KindNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Check(Statement{Text: tt.a}, Statement{Text: tt.b})
+			if got.Kind != tt.want {
+				t.Errorf("Check(%q, %q) = %+v, want kind %q", tt.a, tt.b, got, tt.want)
+			}
+			if rev := Check(Statement{Text: tt.b}, Statement{Text: tt.a}); rev.Contradicts != got.Contradicts {
+				t.Errorf("not symmetric: %+v vs %+v", got, rev)
+			}
+		})
+	}
+}
