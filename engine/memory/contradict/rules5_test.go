@@ -16,6 +16,11 @@ func TestFifthRoundRules(t *testing.T) {
 		{"own word leading the subject", "Invite links expire after 2 days.", "Signup links expire after 7 days.", KindNone},
 		{"own word after a preposition", "Timeouts for reads are 5 seconds.", "Timeouts for writes are 30 seconds.", KindNone},
 		{"own words after the value", "Port 8080 serves the admin pages.", "Port 9000 serves health checks.", KindNone},
+		// The noun a number counts ends at a preposition or time word; "N times"
+		// counts the verb before it.
+		{"counted noun before a time word", "Releases need three sign-offs before shipping.", "One sign-off is enough to ship a release.", KindValue},
+		{"times counts the verb", "The poller retries 4 times before failing.", "The poller fails after 2 retries.", KindValue},
+		{"counted nouns of their own", "Each release needs three sign-offs.", "Each release ships two binaries.", KindNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -346,7 +346,12 @@ func namedValues(s statement, vtype string) map[string]map[string]bool {
 			add("name:"+s.toks[i-1].key, t.key)
 		}
 		if vtype == "number" {
-			if noun, ok := countedNoun(s.toks[i+1:]); ok {
+			noun, ok := countedNoun(s.toks[i+1:])
+			// "retries 3 times" counts retries, as "3 retries" does.
+			if ok && noun.lower == "times" && i > 0 && s.toks[i-1].kind == tWord && !s.toks[i-1].stop {
+				noun = s.toks[i-1]
+			}
+			if ok {
 				add("count:"+noun.key, t.key)
 			}
 		}
@@ -358,12 +363,13 @@ func namedValues(s statement, vtype string) map[string]map[string]bool {
 const maxCountedWords = 3
 
 // countedNoun is the noun a number counts: the last word of the run of content
-// words right after it.
+// words right after it, up to a preposition or time word ("two approvals before
+// merging" counts approvals).
 func countedNoun(after []token) (token, bool) {
 	var last token
 	n := 0
 	for _, t := range after {
-		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords {
+		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords || timeWords[t.lower] || prepositions[t.lower] {
 			break
 		}
 		last, n = t, n+1
