@@ -21,6 +21,8 @@ func TestFifthRoundRules(t *testing.T) {
 		{"counted noun before a time word", "Releases need three sign-offs before shipping.", "One sign-off is enough to ship a release.", KindValue},
 		{"times counts the verb", "The poller retries 4 times before failing.", "The poller fails after 2 retries.", KindValue},
 		{"counted nouns of their own", "Each release needs three sign-offs.", "Each release ships two binaries.", KindNone},
+		// An acronym's plural is the acronym.
+		{"acronym plural", "MRs need two reviewers.", "One reviewer is enough for an MR.", KindValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

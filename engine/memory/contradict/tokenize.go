@@ -279,6 +279,10 @@ func word(surface, lower string, start bool) token {
 		t.stop = true
 	}
 	t.key, t.flip = canonical(lower)
+	// The plural of an acronym ("PRs", "VMs") is the acronym.
+	if base, ok := strings.CutSuffix(surface, "s"); ok && acronym(base) {
+		t.key, _ = canonical(strings.ToLower(base))
+	}
 	t.shaped = nameShaped(surface, start)
 	return t
 }
