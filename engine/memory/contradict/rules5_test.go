@@ -23,6 +23,10 @@ func TestFifthRoundRules(t *testing.T) {
 		{"counted nouns of their own", "Each release needs three sign-offs.", "Each release ships two binaries.", KindNone},
 		// An acronym's plural is the acronym.
 		{"acronym plural", "MRs need two reviewers.", "One reviewer is enough for an MR.", KindValue},
+		// "then" and "before" join two steps, the first one ahead of them.
+		{"then against before", "Lint the code, then run the tests.", "Run the tests before linting the code.", KindChoice},
+		{"first and then against before", "Lint the code before running the tests.", "Lint the code first, then run the tests.", KindNone},
+		{"before a time", "Staging is frozen 12 hours before a launch.", "Staging is frozen two days before a launch.", KindValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

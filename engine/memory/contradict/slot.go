@@ -56,7 +56,7 @@ func slotPhrases(pa, pb phrase) Result {
 	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
-	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) {
+	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) || (ra.sequence() && rb.sequence()) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
@@ -94,6 +94,18 @@ type run struct {
 	indefinite bool
 	// linksCue: the run's first word is followed by a choice cue ("stored in").
 	linksCue bool
+}
+
+// sequence: the run only says what comes first ("first", "before", "then"):
+// two such runs put the same step first in other words (orderClash compares the
+// steps).
+func (r run) sequence() bool {
+	for _, t := range r.toks {
+		if t.kind != tWord || !orderWords[t.lower] && !sequenceWords[t.lower] {
+			return false
+		}
+	}
+	return len(r.toks) > 0
 }
 
 // named: the run names something (a name or a value), as "Datadog" does and "a
