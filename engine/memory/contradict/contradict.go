@@ -128,7 +128,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 				continue
 			}
 			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
-				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) {
+				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) || narrowedPredicate(ca, cb) || narrowedPredicate(cb, ca) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",

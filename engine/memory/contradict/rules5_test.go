@@ -27,6 +27,10 @@ func TestFifthRoundRules(t *testing.T) {
 		{"then against before", "Lint the code, then run the tests.", "Run the tests before linting the code.", KindChoice},
 		{"first and then against before", "Lint the code before running the tests.", "Lint the code first, then run the tests.", KindNone},
 		{"before a time", "Staging is frozen 12 hours before a launch.", "Staging is frozen two days before a launch.", KindValue},
+		// A scope of its own in the predicate narrows a polarity; a means does not.
+		{"narrower scope in the predicate", "Prefetching is enabled.", "Prefetching is disabled on the checkout pages.", KindNone},
+		{"means in the predicate", "Release tags are signed with GPG.", "Release tags are not signed.", KindPolarity},
+		{"same scope both sides", "Prefetching is enabled on the checkout pages.", "Prefetching is disabled on the checkout pages.", KindPolarity},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
