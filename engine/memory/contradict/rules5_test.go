@@ -31,6 +31,9 @@ func TestFifthRoundRules(t *testing.T) {
 		{"narrower scope in the predicate", "Prefetching is enabled.", "Prefetching is disabled on the checkout pages.", KindNone},
 		{"means in the predicate", "Release tags are signed with GPG.", "Release tags are not signed.", KindPolarity},
 		{"same scope both sides", "Prefetching is enabled on the checkout pages.", "Prefetching is disabled on the checkout pages.", KindPolarity},
+		// An email address is a value.
+		{"two addresses for one sender", "Alerts are sent from alerts@example.org.", "Alerts are sent from noreply@example.org.", KindValue},
+		{"addresses of two senders", "Invoices are sent from billing@example.org.", "Password resets are sent from noreply@example.org.", KindNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
