@@ -15,6 +15,8 @@ func TestFifthRoundRules(t *testing.T) {
 		{"two verbs for one value", "Invite links expire after 2 days.", "Invite links are good for 7 days.", KindValue},
 		{"own word leading the subject", "Invite links expire after 2 days.", "Signup links expire after 7 days.", KindNone},
 		{"own word after a preposition", "Timeouts for reads are 5 seconds.", "Timeouts for writes are 30 seconds.", KindNone},
+		{"verb after a pronoun", "We keep database backups for 90 days.", "Database backups are retained for 30 days.", KindValue},
+		{"modifier after a pronoun's verb", "We keep offsite database backups for 90 days.", "Database backups are retained for 30 days.", KindNone},
 		{"own words after the value", "Port 8080 serves the admin pages.", "Port 9000 serves health checks.", KindNone},
 		// The noun a number counts ends at a preposition or time word; "N times"
 		// counts the verb before it.

@@ -102,7 +102,7 @@ func modifiers(p, o phrase) []token {
 			shared = true
 			continue
 		}
-		if t.kind == tWord && cueSet[t.lower] {
+		if t.kind == tWord && (cueSet[t.lower] || pronounVerb(p.toks, i)) {
 			continue
 		}
 		if len(pending) == 0 {
@@ -291,21 +291,34 @@ func ownContent(p, o phrase) []token {
 }
 
 // leadsPhrase reports whether w comes before the first shared content word of p.
-// Words after an opening personal pronoun are its verb, not a subject ("We keep
-// backups ...").
+// The word after an opening personal pronoun is its verb, not a subject ("We
+// keep backups ..."); words after the verb may still be ("We keep audit logs").
 func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
 	for i, t := range p.toks {
 		switch {
-		case i == 0 && t.kind == tWord && pronouns[t.lower]:
-			return false
 		case !isContent(t):
 		case shared[t.key]:
 			return false
+		case pronounVerb(p.toks, i):
 		case t.key == w.key:
 			return true
 		}
 	}
 	return false
+}
+
+// pronounVerb reports whether toks[i] is the first content word after an
+// opening personal pronoun: its verb.
+func pronounVerb(toks []token, i int) bool {
+	if len(toks) == 0 || toks[0].kind != tWord || !pronouns[toks[0].lower] {
+		return false
+	}
+	for j := 1; j < i; j++ {
+		if isContent(toks[j]) {
+			return false
+		}
+	}
+	return i > 0 && isContent(toks[i])
 }
 
 // pronouns open a statement whose subject is the people it is about: the words
