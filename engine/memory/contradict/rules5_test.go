@@ -36,6 +36,9 @@ func TestFifthRoundRules(t *testing.T) {
 		// An email address is a value.
 		{"two addresses for one sender", "Alerts are sent from alerts@example.org.", "Alerts are sent from noreply@example.org.", KindValue},
 		{"addresses of two senders", "Invoices are sent from billing@example.org.", "Password resets are sent from noreply@example.org.", KindNone},
+		// A subject opened by a partial quantifier says what is usual.
+		{"partial subject", "Attachments are limited to 20 MB.", "Most attachments are below 1 MB.", KindNone},
+		{"whole subject", "Attachments are limited to 20 MB.", "Attachments are below 1 MB.", KindValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
