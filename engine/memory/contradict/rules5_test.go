@@ -39,6 +39,10 @@ func TestFifthRoundRules(t *testing.T) {
 		// A subject opened by a partial quantifier says what is usual.
 		{"partial subject", "Attachments are limited to 20 MB.", "Most attachments are below 1 MB.", KindNone},
 		{"whole subject", "Attachments are limited to 20 MB.", "Attachments are below 1 MB.", KindValue},
+		// A switched-off subject negates its act stated in the other predicate.
+		{"switched-off act", "Retries are disabled for the export job.", "The export job is retried twice.", KindPolarity},
+		{"switched-off act in -ification", "Email notification is disabled for the nightly job.", "The nightly job notifies its owners by email.", KindPolarity},
+		{"switched-off subject described", "Verbose logging is disabled.", "Verbose logging is expensive.", KindNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
