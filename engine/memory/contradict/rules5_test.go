@@ -43,6 +43,9 @@ func TestFifthRoundRules(t *testing.T) {
 		{"switched-off act", "Retries are disabled for the export job.", "The export job is retried twice.", KindPolarity},
 		{"switched-off act in -ification", "Email notification is disabled for the nightly job.", "The nightly job notifies its owners by email.", KindPolarity},
 		{"switched-off subject described", "Verbose logging is disabled.", "Verbose logging is expensive.", KindNone},
+		// A word naming the kind of value is no narrower subject.
+		{"value noun in the subject", "The webhook target URL is https://a.example.com/hook.", "The webhook target is set to https://b.example.com/hook.", KindValue},
+		{"modifier with a value noun", "The metrics port is 9090.", "The admin metrics port is 9100.", KindNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -113,9 +113,23 @@ func modifiers(p, o phrase) []token {
 	return out
 }
 
-// narrowerSubject: one side qualifies the subject the other states plainly.
+// narrowerSubject: one side qualifies the subject the other states plainly. A
+// word naming the kind of value given is no qualifier: "The OAuth callback URL
+// is /auth/callback" gives the OAuth callback's path.
 func narrowerSubject(a, b phrase) bool {
-	return len(modifiers(a, b)) > 0 || len(modifiers(b, a)) > 0
+	return narrowing(modifiers(a, b)) || narrowing(modifiers(b, a))
+}
+
+// valueNouns name a kind of value.
+var valueNouns = setOf([]string{"url", "path", "port", "address", "version"})
+
+func narrowing(mods []token) bool {
+	for _, t := range mods {
+		if !valueNouns[t.lower] {
+			return true
+		}
+	}
+	return false
 }
 
 // labelledClash finds a value of type vtype that both statements give in their
