@@ -45,6 +45,7 @@ func TestFifthRoundRules(t *testing.T) {
 		{"switched-off subject described", "Verbose logging is disabled.", "Verbose logging is expensive.", KindNone},
 		// A word naming the kind of value is no narrower subject.
 		{"value noun in the subject", "The webhook target URL is https://a.example.com/hook.", "The webhook target is set to https://b.example.com/hook.", KindValue},
+		{"size names the value", "The export batch size defaults to 500 rows.", "By default the export writes 1000 rows per batch.", KindValue},
 		{"modifier with a value noun", "The metrics port is 9090.", "The admin metrics port is 9100.", KindNone},
 	}
 	for _, tt := range tests {

@@ -121,7 +121,7 @@ func narrowerSubject(a, b phrase) bool {
 }
 
 // valueNouns name a kind of value.
-var valueNouns = setOf([]string{"url", "path", "port", "address", "version"})
+var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count"})
 
 func narrowing(mods []token) bool {
 	for _, t := range mods {
