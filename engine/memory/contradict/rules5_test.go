@@ -47,6 +47,10 @@ func TestFifthRoundRules(t *testing.T) {
 		{"value noun in the subject", "The webhook target URL is https://a.example.com/hook.", "The webhook target is set to https://b.example.com/hook.", KindValue},
 		{"size names the value", "The export batch size defaults to 500 rows.", "By default the export writes 1000 rows per batch.", KindValue},
 		{"modifier with a value noun", "The metrics port is 9090.", "The admin metrics port is 9100.", KindNone},
+		// A participle naming an identifier is no state.
+		{"state against a name", "The staging bucket is versioned.", "The staging bucket is named stg_media.", KindNone},
+		{"two names", "The staging bucket is called stg_assets.", "The staging bucket is named stg_media.", KindChoice},
+		{"two states", "The staging bucket is versioned.", "The staging bucket is archived.", KindChoice},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
