@@ -22,7 +22,7 @@ type labelledPair struct {
 	B        string `json:"b"`
 	AKind    string `json:"a_kind"`
 	BKind    string `json:"b_kind"`
-	Split    string `json:"split"` // pairs_heldout2: "tune" or "test"
+	Split    string `json:"split"` // pairs_heldout2, pairs_heldout3: "tune" or "test"
 }
 
 func readPairs(t *testing.T, path string) []labelledPair {
@@ -74,6 +74,16 @@ var tuneFloors = map[string][2]float64{
 	"spelunk-glove-128d-v1": {0.97, 0.92},
 }
 
+// heldout3Floors are the precision / recall floors on pairs_heldout3 per
+// embedder, tune half then test half, just under what the frozen judge reached
+// (tune 1.000 / 0.679 hashing, 1.000 / 0.661 GloVe; test, measured once, 0.846 /
+// 0.485 hashing, 0.844 / 0.559 GloVe); an embedder not listed gets 0.9 / 0.5 and
+// 0.8 / 0.4.
+var heldout3Floors = map[string][4]float64{
+	"spelunk-hash-384-v1":   {0.97, 0.67, 0.84, 0.48},
+	"spelunk-glove-128d-v1": {0.97, 0.65, 0.84, 0.55},
+}
+
 // TestConflictDetectionOnLabelledPairs runs the whole write path on the labelled
 // pairs: for each pair a fresh project, both memories added through Store.Add (so
 // the HNSW gate at the embedder's default threshold and the heuristic judge both
@@ -81,7 +91,8 @@ var tuneFloors = map[string][2]float64{
 // precision and recall per embedder and fails below 0.9 / 0.8 on pairs.jsonl and
 // below tuneFloors on the tune half of pairs_heldout2, below 0.95 / 0.80 on its
 // blind test half (a regression floor), below 0.95 / 0.79 on pairs_dev2 and
-// below 0.95 / 0.73 on pairs_dev3; the old held-out set is reported only.
+// below 0.95 / 0.73 on pairs_dev3 and below heldout3Floors on both halves of
+// pairs_heldout3; the old held-out set is reported only.
 func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 	embedders := map[string]memory.Embedder{"hashing": embed.NewHashing(0)}
 	if g, err := embed.FromConfig(embed.Config{Provider: embed.ProviderGloVe}); err == nil {
@@ -96,6 +107,10 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 		tune, ok := tuneFloors[emb.Name()]
 		if !ok {
 			tune = [2]float64{0.9, 0.6}
+		}
+		heldout3, ok := heldout3Floors[emb.Name()]
+		if !ok {
+			heldout3 = [4]float64{0.9, 0.5, 0.8, 0.4}
 		}
 		// minP / minR are the enforced floors (0: reported only).
 		runs := []struct {
@@ -118,6 +133,11 @@ func TestConflictDetectionOnLabelledPairs(t *testing.T) {
 			// 0.990 / 0.782 hashing, 0.990 / 0.774 GloVe).
 			{"pairs_dev2", "", def, 0.95, 0.79},
 			{"pairs_dev3", "", def, 0.95, 0.73},
+			// The fifth round's blind set: tuned on the tune half only; the test half
+			// measured once with the judge frozen (its failures are not listed), a
+			// regression floor just under that run.
+			{"pairs_heldout3", "tune", def, heldout3[0], heldout3[1]},
+			{"pairs_heldout3", "test", def, heldout3[2], heldout3[3]},
 			// The generic 0.85 gate, reported to show why the built-in embedders get
 			// a default of their own.
 			{"pairs", "", 0.85, 0, 0},

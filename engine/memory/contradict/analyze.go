@@ -230,9 +230,34 @@ func (c clause) counted(other clause) []mark {
 		}
 		if m.whole || m.key == "" || other.content[m.key] {
 			out = append(out, m)
+			continue
+		}
+		if head, ok := c.switchedOff(m, other); ok {
+			m.key = head
+			out = append(out, m)
 		}
 	}
 	return out
+}
+
+// switchedOff reports whether m switches off the act c's subject names, which
+// other states in its predicate: "TLS verification is disabled" against "the
+// client verifies TLS certificates", "Retries are disabled" against "the webhook
+// is retried". It returns the key of that act.
+func (c clause) switchedOff(m mark, other clause) (string, bool) {
+	if m.key != enabledKey || c.subjEnd <= 0 {
+		return "", false
+	}
+	head := lastContent(c.toks[:c.subjEnd])
+	if head.kind != tWord {
+		return "", false
+	}
+	for i, t := range other.toks {
+		if t.kind == tWord && t.key == head.key {
+			return head.key, other.subjEnd < 0 || i > other.subjEnd
+		}
+	}
+	return "", false
 }
 
 // marksWord reports whether one of the clause's word-level negations is of key.

@@ -128,7 +128,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 				continue
 			}
 			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
-				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) {
+				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) || narrowedPredicate(ca, cb) || narrowedPredicate(cb, ca) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
@@ -164,6 +164,9 @@ func differentSubject(x, y map[string]bool, names map[string]bool) bool {
 // values finds a value type both statements give, with no value in common, about
 // the same subject.
 func values(a, b statement) Result {
+	if partial(a) || partial(b) {
+		return Result{}
+	}
 	types := make([]string, 0, len(a.values))
 	for t := range a.values {
 		types = append(types, t)
@@ -192,6 +195,16 @@ func values(a, b statement) Result {
 			label(t, a.words, b.words), strings.Join(sortedValues(va), ", "), strings.Join(sortedValues(vb), ", "))}
 	}
 	return Result{}
+}
+
+// partialQuantifiers open a subject that is only part of a whole: "Most uploads
+// are under 2 MB" says what is usual, not a limit, so its values do not clash
+// with a rule about all uploads.
+var partialQuantifiers = setOf([]string{"most", "many", "some", "few", "several"})
+
+// partial: the statement opens with a partial quantifier.
+func partial(s statement) bool {
+	return len(s.toks) > 0 && s.toks[0].kind == tWord && partialQuantifiers[s.toks[0].lower]
 }
 
 // sameSubject: enough content in common, and any extra content on one side only

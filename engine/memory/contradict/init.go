@@ -13,6 +13,7 @@ var (
 	synonymStems   = map[string]string{}
 	permissions    = map[string]bool{} // keys of permissionWords
 	clauseFlips    = map[string]bool{} // keys (positive side) of clauseFlipWords
+	enabledKey     string              // the key "disabled", "off" and "on" flip or map to
 )
 
 func init() {
@@ -40,6 +41,7 @@ func init() {
 		k, _ := canonical(w)
 		clauseFlips[k] = true
 	}
+	enabledKey, _ = canonical("enabled")
 	for _, w := range scopeWords {
 		k, _ := canonical(w)
 		scopeStems[k] = true

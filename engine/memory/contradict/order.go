@@ -5,10 +5,17 @@ import "fmt"
 // An order: "merge into main first, then cherry-pick to the release branch" vs
 // "land on the release branch first, then merge back into main". Both statements
 // name the same two steps or places; each puts a different one first, so both
-// cannot hold. What comes first is the content word right before "first".
+// cannot hold. What comes first is the content word right before "first", or
+// before "then" or "before" joining two steps ("Tag the release, then build",
+// "Build the artifacts before tagging the release").
 
-// orderWords mark the step that comes first.
+// orderWords mark the step that comes first: the word before them in its clause.
 var orderWords = map[string]bool{"first": true}
+
+// sequenceWords join two steps, the first one before them (across a comma:
+// "tag the release, then build"). A value next to one places something in time
+// instead ("frozen 24 hours before each release").
+var sequenceWords = map[string]bool{"then": true, "before": true}
 
 // orderClash finds two statements that each put first something the other names
 // but does not put first (not anywhere before its "first": "the migrations run
@@ -50,7 +57,24 @@ func firstStep(s statement) (step, bool) {
 			}
 		}
 	}
-	if len(found) != 1 {
+	for i, t := range s.toks {
+		if t.kind != tWord || !sequenceWords[t.lower] || i == 0 || i+1 == len(s.toks) {
+			continue
+		}
+		if s.toks[i-1].kind == tValue || s.toks[i+1].kind == tValue {
+			continue
+		}
+		if w, ok := contentBefore(s.toks, i); ok {
+			found = append(found, step{w, contentKeys(s.toks[:i])})
+		}
+	}
+	// Two order words may mark one step ("X first, then Y").
+	for _, f := range found[min(1, len(found)):] {
+		if f.key != found[0].key {
+			return step{}, false
+		}
+	}
+	if len(found) == 0 {
 		return step{}, false
 	}
 	return found[0], true
@@ -66,10 +90,11 @@ func contentKeys(ts []token) map[string]bool {
 	return out
 }
 
-// contentBefore is the last content word before toks[i] in its clause.
+// contentBefore is the last content word before toks[i] in its clause, order
+// words left out ("the code first, then").
 func contentBefore(toks []token, i int) (token, bool) {
 	for j := i - 1; j >= 0; j-- {
-		if toks[j].kind == tWord && !toks[j].stop {
+		if toks[j].kind == tWord && !toks[j].stop && !orderWords[toks[j].lower] {
 			return toks[j], true
 		}
 	}

@@ -67,6 +67,13 @@ var pairSets = []pairSet{
 	// The third and fourth rounds' development sets (testdata/memory/README.md).
 	{"pairs_dev2", "", 0.95, 0.83},
 	{"pairs_dev3", "", 0.95, 0.77},
+	// The fifth round's blind set (session i17fresh): written and committed before
+	// the judge ran on it; tuned on the tune half only (0.879 / 0.518 -> 1.000 /
+	// 0.714). The test half was measured at the baseline (0.857 / 0.529) and once
+	// with the judge frozen (0.848 / 0.574); its floor guards against regressions
+	// and was not tuned towards.
+	{"pairs_heldout3", "tune", 0.97, 0.70},
+	{"pairs_heldout3", "test", 0.84, 0.57},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {
@@ -89,7 +96,7 @@ func TestJudgeOnLabelledPairs(t *testing.T) {
 	for _, set := range pairSets {
 		t.Run(set.String(), func(t *testing.T) {
 			pairs := set.load(t)
-			// The test half of pairs_heldout2 is measured blind: its failures are not
+			// The test halves of pairs_heldout2 and pairs_heldout3 are measured blind: its failures are not
 			// listed, so no rule is written for one of its sentences.
 			blind := set.split == "test"
 			var tp, fp, fn int

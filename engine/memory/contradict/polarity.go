@@ -99,3 +99,45 @@ func partOf(p, o phrase) bool {
 	}
 	return false
 }
+
+// narrowedPredicate reports whether c's words of its own all sit in phrases of
+// place or purpose in its predicate while other has no word of its own:
+// "Caching is disabled for the admin pages" against "Caching is enabled" speaks
+// of a narrower scope (the admin pages), which may differ from the whole. A
+// phrase of means ("signed with HMAC-SHA256") says how, not where.
+func narrowedPredicate(c, other clause) bool {
+	if len(minus(other.content, c.content)) > 0 || c.subjEnd < 0 {
+		return false
+	}
+	own := 0
+	for i, t := range c.toks {
+		if !isContent(t) || other.content[t.key] {
+			continue
+		}
+		if i < c.subjEnd || !inPrepositionalPhrase(c.toks, i, other) {
+			return false
+		}
+		own++
+	}
+	return own > 0
+}
+
+// scopePrepositions open a phrase of place or purpose.
+var scopePrepositions = setOf([]string{"for", "on", "in", "at"})
+
+// inPrepositionalPhrase reports whether toks[i] follows a scope preposition
+// through determiners and words other lacks ("for the admin pages").
+func inPrepositionalPhrase(toks []token, i int, other clause) bool {
+	for j := i - 1; j >= 0; j-- {
+		t := toks[j]
+		switch {
+		case t.kind == tWord && scopePrepositions[t.lower]:
+			return true
+		case t.kind == tWord && determiners[t.lower]:
+		case isContent(t) && !other.content[t.key]:
+		default:
+			return false
+		}
+	}
+	return false
+}

@@ -56,7 +56,7 @@ func slotPhrases(pa, pb phrase) Result {
 	if !oka || !okb || hasScopeToken(ra.toks) || hasScopeToken(rb.toks) || ra.bounded() || rb.bounded() {
 		return Result{}
 	}
-	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) {
+	if !sameSlot(ra, rb) || classOf(ra, rb) || classOf(rb, ra) || (ra.sequence() && rb.sequence()) {
 		return Result{}
 	}
 	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different choice for one slot: %q vs %q",
@@ -94,6 +94,18 @@ type run struct {
 	indefinite bool
 	// linksCue: the run's first word is followed by a choice cue ("stored in").
 	linksCue bool
+}
+
+// sequence: the run only says what comes first ("first", "before", "then"):
+// two such runs put the same step first in other words (orderClash compares the
+// steps).
+func (r run) sequence() bool {
+	for _, t := range r.toks {
+		if t.kind != tWord || !orderWords[t.lower] && !sequenceWords[t.lower] {
+			return false
+		}
+	}
+	return len(r.toks) > 0
 }
 
 // named: the run names something (a name or a value), as "Datadog" does and "a
@@ -269,7 +281,7 @@ func sameSlot(x, y run) bool {
 	if x.verb != nil && y.verb != nil && x.verb.key != y.verb.key && x.anchor.key != y.anchor.key {
 		return false
 	}
-	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil && !x.linksCue && !y.linksCue {
+	if participleRun(x) && participleRun(y) && x.verb == nil && y.verb == nil && !x.linksCue && !y.linksCue && x.naming() == y.naming() {
 		// Two states the subject is put in, nothing else different: "are
 		// deleted after processing" vs "are kept after processing". A participle
 		// that only leads to a shared filler through a cue is the same verb said
@@ -302,6 +314,23 @@ func sameSlot(x, y run) bool {
 		return true
 	}
 	return len(x.toks) >= 2 && len(y.toks) >= 2 && cueSet[x.anchor.lower] && cueSet[y.anchor.lower]
+}
+
+// naming: the run's participle takes a name or an identifier straight after it
+// ("are named release/x.y"): it gives a value, not a state the subject is put
+// in ("is protected"), though two such runs fill one slot ("is called
+// orders_prod" vs "is named shop_main"). A quantity there says how ("removed one
+// release after rollout").
+func (r run) naming() bool {
+	if len(r.toks) < 2 {
+		return false
+	}
+	next := r.toks[1]
+	if next.kind == tValue {
+		_, quantity := magnitude(next.key)
+		return !quantity
+	}
+	return next.shaped
 }
 
 // participleRun: the run opens with a participle after a copula ("are purged

@@ -41,7 +41,11 @@ func stem(w string) string {
 	// validation/validates, migration/migrated.
 	// The same for -isation/-ization and the verb in -ise/-ize: anonymisation /
 	// anonymised.
+	// A noun in -ification names the act of its verb in -ify: verification /
+	// verifies, notification / notify.
 	switch {
+	case strings.HasSuffix(w, "ification") && len(w) > 10:
+		w = w[:len(w)-9] + "ify"
 	case (strings.HasSuffix(w, "isation") || strings.HasSuffix(w, "ization")) && len(w) > 9:
 		w = w[:len(w)-5] + "e"
 	case strings.HasSuffix(w, "ation") && len(w) > 7:

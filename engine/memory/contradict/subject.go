@@ -102,7 +102,7 @@ func modifiers(p, o phrase) []token {
 			shared = true
 			continue
 		}
-		if t.kind == tWord && cueSet[t.lower] {
+		if t.kind == tWord && (cueSet[t.lower] || pronounVerb(p.toks, i)) {
 			continue
 		}
 		if len(pending) == 0 {
@@ -113,9 +113,23 @@ func modifiers(p, o phrase) []token {
 	return out
 }
 
-// narrowerSubject: one side qualifies the subject the other states plainly.
+// narrowerSubject: one side qualifies the subject the other states plainly. A
+// word naming the kind of value given is no qualifier: "The OAuth callback URL
+// is /auth/callback" gives the OAuth callback's path.
 func narrowerSubject(a, b phrase) bool {
-	return len(modifiers(a, b)) > 0 || len(modifiers(b, a)) > 0
+	return narrowing(modifiers(a, b)) || narrowing(modifiers(b, a))
+}
+
+// valueNouns name a kind of value.
+var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count"})
+
+func narrowing(mods []token) bool {
+	for _, t := range mods {
+		if !valueNouns[t.lower] {
+			return true
+		}
+	}
+	return false
 }
 
 // labelledClash finds a value of type vtype that both statements give in their
@@ -215,19 +229,63 @@ func afterPreposition(toks []token, i int) bool {
 }
 
 // minVerbSubject is how many content words two statements must share for a
-// value given with two different verbs to be about the same thing.
-const minVerbSubject = 3
+// value given with different verbs to be about the same thing.
+const minVerbSubject = 2
 
-// sameSubjectVerbs: the statements share their subject and differ only in one
-// word each after it, the verb the value is given with ("Password reset links
-// are valid for 15 minutes" vs "A password reset link expires after 24 hours").
+// maxOwnVerbWords bounds the words of its own each side may give its value with
+// ("are valid for", "are deleted after", "keep").
+const maxOwnVerbWords = 2
+
+// sameSubjectVerbs: the statements share their subject and differ only in a
+// word or two each after it, the verb the value is given with ("Password reset
+// links are valid for 15 minutes" vs "A password reset link expires after 24
+// hours", "Backups are retained for 30 days" vs "We keep backups for 90 days").
+// An own word ahead of the shared ones is a subject of its own ("Refresh tokens
+// expire ..."), one right after a preposition a qualifier ("timeouts for reads"),
+// one after the value what the value is of ("Port 9100 serves Prometheus
+// metrics").
 func sameSubjectVerbs(a, b phrase) bool {
 	shared := intersect(a.keys, b.keys)
 	ra, rb := ownContent(a, b), ownContent(b, a)
-	if len(shared) < minVerbSubject || len(ra) != 1 || len(rb) != 1 {
+	if len(shared) < minVerbSubject || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
 		return false
 	}
-	return !leadsPhrase(a, ra[0], shared) && !leadsPhrase(b, rb[0], shared)
+	for _, side := range []struct {
+		p, o phrase
+		own  []token
+	}{{a, b, ra}, {b, a, rb}} {
+		for _, w := range side.own {
+			if leadsPhrase(side.p, w, shared) || qualifies(side.p, w) || afterValue(side.p, side.o, w) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// afterValue reports whether w comes after the first value of p that o lacks.
+func afterValue(p, o phrase, w token) bool {
+	seen := false
+	for _, t := range p.toks {
+		switch {
+		case t.kind == tValue && !o.keys[t.key]:
+			seen = true
+		case t.key == w.key:
+			return seen
+		}
+	}
+	return false
+}
+
+// qualifies reports whether w comes right after a preposition in p (through
+// determiners): it names what the statement is about, not how.
+func qualifies(p phrase, w token) bool {
+	for i, t := range p.toks {
+		if t.key == w.key && t.kind == tWord {
+			return afterPreposition(p.toks, i)
+		}
+	}
+	return false
 }
 
 // timeWords place a value in time; they go with the verb, not the subject
@@ -247,18 +305,39 @@ func ownContent(p, o phrase) []token {
 }
 
 // leadsPhrase reports whether w comes before the first shared content word of p.
+// The word after an opening personal pronoun is its verb, not a subject ("We
+// keep backups ..."); words after the verb may still be ("We keep audit logs").
 func leadsPhrase(p phrase, w token, shared map[string]bool) bool {
-	for _, t := range p.toks {
+	for i, t := range p.toks {
 		switch {
 		case !isContent(t):
 		case shared[t.key]:
 			return false
+		case pronounVerb(p.toks, i):
 		case t.key == w.key:
 			return true
 		}
 	}
 	return false
 }
+
+// pronounVerb reports whether toks[i] is the first content word after an
+// opening personal pronoun: its verb.
+func pronounVerb(toks []token, i int) bool {
+	if len(toks) == 0 || toks[0].kind != tWord || !pronouns[toks[0].lower] {
+		return false
+	}
+	for j := 1; j < i; j++ {
+		if isContent(toks[j]) {
+			return false
+		}
+	}
+	return i > 0 && isContent(toks[i])
+}
+
+// pronouns open a statement whose subject is the people it is about: the words
+// after one are a verb ("We keep backups", "They deploy on Fridays").
+var pronouns = setOf([]string{"we", "you", "they", "i"})
 
 // namedClash finds a value of vtype both statements name after the same thing
 // with different values: a name right before a version or number ("Go 1.22",
@@ -294,7 +373,12 @@ func namedValues(s statement, vtype string) map[string]map[string]bool {
 			add("name:"+s.toks[i-1].key, t.key)
 		}
 		if vtype == "number" {
-			if noun, ok := countedNoun(s.toks[i+1:]); ok {
+			noun, ok := countedNoun(s.toks[i+1:])
+			// "retries 3 times" counts retries, as "3 retries" does.
+			if ok && noun.lower == "times" && i > 0 && s.toks[i-1].kind == tWord && !s.toks[i-1].stop {
+				noun = s.toks[i-1]
+			}
+			if ok {
 				add("count:"+noun.key, t.key)
 			}
 		}
@@ -306,12 +390,13 @@ func namedValues(s statement, vtype string) map[string]map[string]bool {
 const maxCountedWords = 3
 
 // countedNoun is the noun a number counts: the last word of the run of content
-// words right after it.
+// words right after it, up to a preposition or time word ("two approvals before
+// merging" counts approvals).
 func countedNoun(after []token) (token, bool) {
 	var last token
 	n := 0
 	for _, t := range after {
-		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords {
+		if t.kind != tWord || t.stop || t.neg || n == maxCountedWords || timeWords[t.lower] || prepositions[t.lower] {
 			break
 		}
 		last, n = t, n+1

@@ -22,7 +22,7 @@ type token struct {
 	surface string // as written
 	lower   string // words: lower case
 	key     string // words: canonical stem; values: "type:normalised"
-	vtype   string // values: number, version, duration, size, percent, path, url
+	vtype   string // values: number, version, duration, size, percent, path, url, email
 	neg     bool   // a negator: carries polarity, no content
 	flip    bool   // the negative side of an antonym pair: flips polarity, keeps content
 	stop    bool   // a stop word: no content
@@ -41,6 +41,7 @@ var (
 	reAddress  = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9.\-]*):(\d{2,5})\b`)
 	reVersion  = regexp.MustCompile(`^[vV]?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.\-]*[0-9A-Za-z])?`)
 	reNumber   = regexp.MustCompile(`^\d+(?:,\d{3})*(?:\.\d+)?`)
+	reEmail    = regexp.MustCompile(`^[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+`)
 )
 
 // matchWord returns the word at the start of s: a letter, then letters, digits
@@ -180,6 +181,12 @@ func matchValue(s string) (int, []token) {
 		first = s[:i]
 	}
 	digit := s[0] >= '0' && s[0] <= '9'
+	// An address (a service account, a mailing list) names one thing.
+	if strings.Contains(first, "@") {
+		if m := reEmail.FindString(s); m != "" {
+			return len(m), []token{value(m, "email", strings.ToLower(m))}
+		}
+	}
 	if strings.Contains(first, "://") {
 		if m := reURL.FindString(s); m != "" {
 			m = strings.TrimRight(m, ".,;:!?")
@@ -279,6 +286,10 @@ func word(surface, lower string, start bool) token {
 		t.stop = true
 	}
 	t.key, t.flip = canonical(lower)
+	// The plural of an acronym ("PRs", "VMs") is the acronym.
+	if base, ok := strings.CutSuffix(surface, "s"); ok && acronym(base) {
+		t.key, _ = canonical(strings.ToLower(base))
+	}
 	t.shaped = nameShaped(surface, start)
 	return t
 }
