@@ -4,9 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 	"github.com/spelunkhq/spelunk/internal/memlimit"
+	"github.com/spelunkhq/spelunk/internal/proccpu"
 )
 
 // BenchmarkIndexGoroot is a full first index of Go's src/net and of all of
@@ -58,7 +56,7 @@ func benchFullIndex(b *testing.B, root string, emb index.Embedder) {
 	for i := 0; i < b.N; i++ {
 		db := pgtest.Open(b)
 		postmaster := postmasterPID(b, db)
-		pg0, self0 := clusterCPU(postmaster), selfCPU()
+		pg0, self0 := proccpu.Cluster(postmaster), proccpu.Self()
 		start := time.Now()
 		sum, err := index.New(db, emb).Index(ctx, root, index.Options{})
 		if err != nil {
@@ -70,9 +68,9 @@ func benchFullIndex(b *testing.B, root string, emb index.Embedder) {
 		b.ReportMetric(float64(sum.Symbols), "chunks")
 		b.ReportMetric(float64(sum.Edges), "edges")
 		b.ReportMetric(float64(sum.FilesIndexed), "files")
-		b.ReportMetric((selfCPU() - self0).Seconds(), "go_cpu_s")
-		b.ReportMetric((clusterCPU(postmaster) - pg0).Seconds(), "pg_cpu_s")
-		b.ReportMetric(loadAverage(), "load1")
+		b.ReportMetric((proccpu.Self() - self0).Seconds(), "go_cpu_s")
+		b.ReportMetric((proccpu.Cluster(postmaster) - pg0).Seconds(), "pg_cpu_s")
+		b.ReportMetric(proccpu.LoadAverage(), "load1")
 		b.Logf("%s: %d files, %d chunks, %d edges in %s (embedder %s)", filepath.Base(root),
 			sum.FilesIndexed, sum.Symbols, sum.Edges, wall.Round(time.Millisecond), emb.Name())
 	}
@@ -97,73 +95,9 @@ func postmasterPID(b *testing.B, db *pg.DB) int {
 	if err := db.Pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
 		b.Fatal(err)
 	}
-	st, ok := procStat(backend)
-	if !ok || len(st) < 2 {
-		b.Fatalf("read /proc/%d/stat", backend)
-	}
-	ppid, _ := strconv.Atoi(st[1])
-	return ppid
-}
-
-// clusterCPU is the CPU time of the postmaster, of the children it has reaped
-// and of its live children.
-func clusterCPU(postmaster int) time.Duration {
-	st, ok := procStat(postmaster)
-	if !ok {
-		return 0
-	}
-	total := ticks(st, 11) + ticks(st, 12) + ticks(st, 13) + ticks(st, 14)
-	kids, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(postmaster), "task", strconv.Itoa(postmaster), "children"))
-	for _, k := range strings.Fields(string(kids)) {
-		pid, _ := strconv.Atoi(k)
-		if cs, ok := procStat(pid); ok {
-			total += ticks(cs, 11) + ticks(cs, 12)
-		}
-	}
-	return total
-}
-
-// procStat returns the fields of /proc/pid/stat after the command name, so
-// field 0 is the state and field 1 the parent's pid (proc(5) numbers minus 3).
-func procStat(pid int) ([]string, bool) {
-	data, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	pid, err := proccpu.Postmaster(backend)
 	if err != nil {
-		return nil, false
+		b.Fatal(err)
 	}
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return nil, false
-	}
-	return strings.Fields(s[i+1:]), true
-}
-
-// ticks reads a clock-tick field of procStat's fields (USER_HZ is 100 on Linux).
-func ticks(fields []string, i int) time.Duration {
-	if i >= len(fields) {
-		return 0
-	}
-	n, _ := strconv.ParseInt(fields[i], 10, 64)
-	return time.Duration(n) * 10 * time.Millisecond
-}
-
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func loadAverage() float64 {
-	data, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(data))
-	if len(f) == 0 {
-		return 0
-	}
-	v, _ := strconv.ParseFloat(f[0], 64)
-	return v
+	return pid
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/internal/proccpu"
 )
 
 // BenchmarkIncrementalGoroot is issue 13's "a one-file change re-indexed at
@@ -105,14 +106,14 @@ func measureRuns(b *testing.B, postmaster int, prepare func(i int) index.Options
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
 		opts := prepare(i)
-		pg0, self0 := clusterCPU(postmaster), selfCPU()
+		pg0, self0 := proccpu.Cluster(postmaster), proccpu.Self()
 		b.StartTimer()
 		t := time.Now()
 		sum, err := ix.Index(ctx, root, opts)
 		d := time.Since(t)
 		b.StopTimer()
-		goCPU += selfCPU() - self0
-		pgCPU += clusterCPU(postmaster) - pg0
+		goCPU += proccpu.Self() - self0
+		pgCPU += proccpu.Cluster(postmaster) - pg0
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -127,7 +128,7 @@ func measureRuns(b *testing.B, postmaster int, prepare func(i int) index.Options
 	b.ReportMetric(ms(durs[len(durs)-1]), "max_ms")
 	b.ReportMetric(goCPU.Seconds()/float64(b.N), "go_cpu_s/op")
 	b.ReportMetric(pgCPU.Seconds()/float64(b.N), "pg_cpu_s/op")
-	b.ReportMetric(loadAverage(), "load1")
+	b.ReportMetric(proccpu.LoadAverage(), "load1")
 }
 
 // startProfile starts the CPU profile SPELUNK_BENCH_CPUPROFILE asks for.
