@@ -7,11 +7,7 @@ import "testing"
 // case each way where the rule can err, on sentences of their own (not taken
 // from the labelled sets).
 func TestFourthRoundRules(t *testing.T) {
-	tests := []struct {
-		name string
-		a, b string
-		want Kind
-	}{
+	checkRuleCases(t, []ruleCase{
 		// The slot is named by the word before the noun phrase's article.
 		{"slot after an article", "Invoices are printed in the customer's own language.", "Invoices are printed in English.", KindChoice},
 		{"indefinite class against a name", "Invoices are printed with a thermal printer.", "Invoices are printed with Zebra.", KindNone},
@@ -86,16 +82,5 @@ func TestFourthRoundRules(t *testing.T) {
 		{"verbs taking a filler through an article", "Hotfix builds are made from the release branch.", "The hotfix build is cut from main.", KindChoice},
 		// Mandatory is required.
 		{"mandatory against optional", "Code review is mandatory for schema changes.", "Code review is optional for schema changes.", KindPolarity},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := Check(Statement{Text: tt.a}, Statement{Text: tt.b})
-			if got.Kind != tt.want {
-				t.Errorf("Check(%q, %q) = %+v, want kind %q", tt.a, tt.b, got, tt.want)
-			}
-			if rev := Check(Statement{Text: tt.b}, Statement{Text: tt.a}); rev.Contradicts != got.Contradicts {
-				t.Errorf("not symmetric: %+v vs %+v", got, rev)
-			}
-		})
-	}
+	})
 }
