@@ -20,9 +20,10 @@ type Model struct {
 // RegisterModel records an embedding model and creates its partial expression HNSW
 // indexes (one on symbol_embeddings, one on memory_embeddings), e.g.
 //
-//	CREATE INDEX ... USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE model = 'x'
+//	CREATE INDEX ... USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WHERE model = 'x'
 //
-// Queries must cast and filter the same way to use them (VectorExpr). DDL needs the
+// Queries must cast and filter the same way to use them (SymbolVectorExpr,
+// VectorExpr). DDL needs the
 // table owner, so this opens an owner connection. Registering a model twice is a no-op;
 // the same name with other dims is an error.
 func (db *DB) RegisterModel(ctx context.Context, m Model) error {
@@ -72,8 +73,19 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 }
 
 func hnswDDL(table string, m Model) string {
-	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
-		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, QuoteLiteral(m.Name))
+	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (%s) WHERE model = %s`,
+		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, hnswKey(table, m.Dims), QuoteLiteral(m.Name))
+}
+
+// hnswKey is the key of a table's HNSW indexes: its cast vector and operator class.
+// Symbol vectors are stored as halfvec (migration 0014: half the bytes of the
+// table and of its HNSW graphs, and no change of rank beyond float16 rounding of
+// unit vectors); memory vectors stay vector.
+func hnswKey(table string, dims int) string {
+	if table == "symbol_embeddings" {
+		return SymbolVectorExpr("embedding", dims) + " halfvec_cosine_ops"
+	}
+	return VectorExpr("embedding", dims) + " vector_cosine_ops"
 }
 
 // DeferModelIndex drops the model's HNSW index on symbol_embeddings before a bulk
@@ -150,10 +162,16 @@ func ModelIndexName(model string) string {
 	return "hnsw_" + hex.EncodeToString(sum[:6])
 }
 
-// VectorExpr is the expression a query must use for the model's partial HNSW index to
-// apply: the same cast as the index definition.
+// VectorExpr is the expression a query of memory_embeddings must use for the
+// model's partial HNSW index to apply: the same cast as the index definition.
 func VectorExpr(column string, dims int) string {
 	return fmt.Sprintf("(%s::vector(%d))", column, dims)
+}
+
+// SymbolVectorExpr is VectorExpr for symbol_embeddings, whose vectors are
+// halfvec (its query vector is a pgvector.HalfVector).
+func SymbolVectorExpr(column string, dims int) string {
+	return fmt.Sprintf("(%s::halfvec(%d))", column, dims)
 }
 
 // QuoteLiteral quotes s as an SQL string literal (standard_conforming_strings,

@@ -112,7 +112,7 @@ const lexicalSQL = `
 // denseSQL is the nearest-neighbour query for a model: the same cast and model
 // filter as the model's partial HNSW index ($2 the query vector, $3 the limit).
 func denseSQL(model string, dims int) string {
-	expr := pg.VectorExpr("e.embedding", dims)
+	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
@@ -125,7 +125,7 @@ func denseSQL(model string, dims int) string {
 // planner off the HNSW index, so it reads the repository's own vectors by its
 // b-tree and sorts them.
 func denseExactSQL(model string, dims int) string {
-	expr := pg.VectorExpr("e.embedding", dims)
+	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
@@ -347,7 +347,7 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id
 			ORDER BY n.score DESC, n.symbol_id`
 	}
-	b.Queue(query, s.repoID, pgvector.NewVector(vec), depth).Query(func(rows pgx.Rows) error {
+	b.Queue(query, s.repoID, pgvector.NewHalfVector(vec), depth).Query(func(rows pgx.Rows) error {
 		var h hit
 		var text string
 		dest := []any{&h.id, &h.score}
