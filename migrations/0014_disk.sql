@@ -30,3 +30,21 @@ BEGIN
         EXECUTE replace(replace(r.indexdef, '::vector(', '::halfvec('), 'vector_cosine_ops', 'halfvec_cosine_ops');
     END LOOP;
 END $$;
+
+-- One lexical structure per job. BM25 (the default lexical scorer) reads the
+-- postings; the literal channel (on by default) needs only the GIN index of the
+-- words to find a phrase's candidates, and the "cd" scorer (ts_rank_cd, kept
+-- for comparison) the index and the positions of the few thousand rows it
+-- ranks, which it computes (engine/search: symbolTSV). So the stored tsvector
+-- keeps its lexemes only (strip: no positions, no weights): 83 MB -> 42 MB at
+-- $GOROOT/src. Not an expression index instead of the column: to_tsvector and
+-- setweight are not leakproof, so under row-level security the planner may not
+-- use such an index before the tenant policy (as in 0013). Adding the column
+-- rewrites the table, which also frees the old column's bytes.
+DROP INDEX IF EXISTS symbols_tsv_idx;
+ALTER TABLE symbols DROP COLUMN IF EXISTS tsv;
+ALTER TABLE symbols ADD COLUMN tsv tsvector GENERATED ALWAYS AS (strip(
+    setweight(to_tsvector('simple', search_name), 'A') ||
+    setweight(to_tsvector('simple', search_signature), 'B') ||
+    setweight(to_tsvector('simple', search_body), 'C'))) STORED;
+CREATE INDEX symbols_tsv_idx ON symbols USING gin (tsv);
