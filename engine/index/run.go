@@ -143,10 +143,19 @@ func (r *run) load(ctx context.Context) error {
 	// A first index loads faster without the HNSW index, which is then built in
 	// one pass at the end (DeferModelIndex decides whether that is safe).
 	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
-	deferred := false
+	deferred, postingsDeferred := false, false
 	if len(r.todo) >= 200 && len(r.todo) > len(r.have)/2 {
 		var err error
 		if deferred, err = ix.db.DeferModelIndex(ctx, model); err != nil {
+			return err
+		}
+		if postingsDeferred, err = ix.db.DeferPostingsIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if !postingsDeferred {
+		// Missing after a deferred load that did not finish.
+		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
 			return err
 		}
 	}
@@ -175,6 +184,12 @@ func (r *run) load(ctx context.Context) error {
 	})
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	if postingsDeferred {
+		r.prog.phase("building the postings index")
+		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	if deferred {
 		r.prog.phase("building the vector index")

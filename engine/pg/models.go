@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Model is a registered embedding model.
@@ -89,49 +88,15 @@ func hnswKey(table string, dims int) string {
 }
 
 // DeferModelIndex drops the model's HNSW index on symbol_embeddings before a bulk
-// load, when that harms no search: only on a superuser connection (which sees every
-// tenant) and only while the table holds no vector of this model at all, from any
+// load, while the table holds no vector of this model at all, from any
 // repository (this one included: a full rebuild keeps serving its old vectors
-// through the index). Inserting row by row into an HNSW graph costs ~0.5 ms a
-// vector; building it afterwards is several times faster. It reports whether the
-// index was dropped; BuildModelIndex (or the next RegisterModel, after a crash)
-// recreates it.
-//
-// The check and the drop share one transaction that blocks writes to the table, so
-// no vector committed meanwhile is left without its index; and a lock not granted
-// within a second (a long search holds the table) keeps the index rather than
-// queueing every other search behind the DROP.
+// through the index), and under deferIndexes' other conditions. Inserting row by
+// row into an HNSW graph costs ~0.5 ms a vector; building it afterwards is
+// several times faster. It reports whether the index was dropped;
+// BuildModelIndex (or the next RegisterModel, after a crash) recreates it.
 func (db *DB) DeferModelIndex(ctx context.Context, m Model) (bool, error) {
-	conn, err := ConnectOwner(ctx, db.URL)
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.Background())
-	var super bool
-	err = conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super)
-	if err != nil || !super {
-		return false, err
-	}
-	dropped := false
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `LOCK TABLE symbol_embeddings IN SHARE ROW EXCLUSIVE MODE`); err != nil {
-			return err
-		}
-		var used bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM symbol_embeddings WHERE model = $1)`, m.Name).Scan(&used); err != nil || used {
-			return err
-		}
-		_, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{"symbol_embeddings_" + ModelIndexName(m.Name)}.Sanitize())
-		dropped = err == nil
-		return err
-	})
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available: the table is busy
-		return false, nil
-	}
+	dropped, err := db.deferIndexes(ctx, "symbol_embeddings", `SELECT 1 FROM symbol_embeddings WHERE model = $1`, []any{m.Name},
+		"DROP INDEX IF EXISTS "+pgx.Identifier{"symbol_embeddings_" + ModelIndexName(m.Name)}.Sanitize())
 	if err != nil {
 		return false, fmt.Errorf("defer HNSW index of %s: %w", m.Name, err)
 	}
