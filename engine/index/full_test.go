@@ -109,10 +109,10 @@ func bigRepo(t *testing.T, name string, n int) string {
 	return mustReal(t, dir)
 }
 
-// TestVectorIndexStays: the HNSW index and the postings key are deferred only
-// for the first load (of the model; of the database); a full rebuild of that
-// repository and the load of a second one keep them in place (dropping them
-// stalled every search of the shared table).
+// TestVectorIndexStays: the HNSW index and the postings key are deferred, and
+// the edges compacted, only for the first load (of the model; of the
+// database); a full rebuild of that repository and the load of a second one
+// keep them in place (dropping them stalled every search of the shared table).
 func TestVectorIndexStays(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
@@ -129,13 +129,15 @@ func TestVectorIndexStays(t *testing.T) {
 	// run indexes dir and reports whether the indexes were dropped during the load.
 	run := func(dir string, full bool) (deferred, missing bool) {
 		opts := index.Options{Full: full, Workers: 1, ProgressEvery: time.Nanosecond}
-		postings := false
+		postings, compacted := false, false
 		opts.Progress = func(p index.Progress) {
 			switch {
 			case p.Phase == "building the vector index":
 				deferred = true
 			case p.Phase == "building the postings index":
 				postings = true
+			case p.Phase == "compacting the edges":
+				compacted = true
 			case p.Phase == "indexing" && p.FilesDone > 0 && p.FilesDone%50 == 0 && !exists():
 				missing = true
 			}
@@ -146,8 +148,9 @@ func TestVectorIndexStays(t *testing.T) {
 		if !exists() {
 			t.Fatalf("%s: no vector index or postings key after the run", dir)
 		}
-		if postings != deferred {
-			t.Fatalf("%s: vector index deferred %v, postings key %v: want both or neither here", dir, deferred, postings)
+		if postings != deferred || compacted != deferred {
+			t.Fatalf("%s: vector index deferred %v, postings key %v, edges compacted %v: want all or none here",
+				dir, deferred, postings, compacted)
 		}
 		return deferred, missing
 	}

@@ -138,3 +138,20 @@ func postingsIndexNames(ctx context.Context, q interface {
 	}
 	return have, nil
 }
+
+// Compact rewrites tables without their dead row versions and rebuilds their
+// indexes packed (VACUUM FULL), for the end of a first bulk load, when nothing
+// else reads them yet: it holds an exclusive lock while it runs.
+func (db *DB) Compact(ctx context.Context, tables ...string) error {
+	conn, err := ConnectOwner(ctx, db.URL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	for _, t := range tables {
+		if _, err := conn.Exec(ctx, "VACUUM FULL "+pgx.Identifier{t}.Sanitize()); err != nil {
+			return fmt.Errorf("compact %s: %w", t, err)
+		}
+	}
+	return nil
+}
