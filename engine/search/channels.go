@@ -111,9 +111,9 @@ const symbolTSV = `(setweight(to_tsvector('simple', s.search_name), 'A') ||
 // wordsQuery is the tsquery $2 with its phrases (an operand the parser splits,
 // such as 'is_eligible_for_refund', becomes 'is' <-> 'eligible' <-> ...) turned
 // into ANDs of their words: what a stripped vector can answer, and a superset
-// of the phrase's matches. The simple configuration has no stop words, so every
-// phrase operator is <->. A constant: the GIN index answers it.
-const wordsQuery = `replace(to_tsquery('simple', $2)::text, '<->', '&')::tsquery`
+// of the phrase's matches. Every phrase operator goes (<-> and <N>; tsTerm
+// keeps < and > out of the operands). A constant: the GIN index answers it.
+const wordsQuery = `regexp_replace(to_tsquery('simple', $2)::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`
 
 // lexicalSQL ranks at most $3 rows holding the words of $2 (a tsquery) by cover
 // density with weights {D, C, B, A} = {-, body, signature, name}, normalised by
