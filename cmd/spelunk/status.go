@@ -228,23 +228,38 @@ func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 	return db, rec, nil
 }
 
-// printSizes prints the tables' disk use, largest first (status --sizes); with
-// --json one line {"table_sizes": [...]}.
+// printSizes prints the tables' disk use, largest first, then the database's
+// and the WAL's (status --sizes); with --json one line {"table_sizes": [...],
+// "database_bytes", "wal_bytes"} (wal_bytes -1 when it may not be read).
 func printSizes(cmd *cobra.Command, db *pg.DB, asJSON bool) error {
 	sizes, err := db.TableSizes(cmd.Context())
 	if err != nil {
 		return err
 	}
+	server, err := db.ServerSizes(cmd.Context())
+	if err != nil {
+		return err
+	}
 	if asJSON {
-		return json.NewEncoder(os.Stdout).Encode(map[string][]pg.TableSize{"table_sizes": sizes})
+		return json.NewEncoder(os.Stdout).Encode(struct {
+			TableSizes []pg.TableSize `json:"table_sizes"`
+			pg.ServerSizes
+		}{sizes, server})
 	}
 	var total int64
 	fmt.Println("disk use by table (all repositories):")
 	for _, s := range sizes {
 		total += s.Total
-		fmt.Printf("  %-26s %9s  (rows %s, indexes %s)\n", s.Table, humanBytes(s.Total), humanBytes(s.Data), humanBytes(s.Indexes))
+		fmt.Printf("  %-26s %9s  (rows %s of which TOAST %s, indexes %s)\n", s.Table, humanBytes(s.Total),
+			humanBytes(s.Data), humanBytes(s.Toast), humanBytes(s.Indexes))
 	}
 	fmt.Printf("  %-26s %9s\n", "total", humanBytes(total))
+	fmt.Printf("  %-26s %9s\n", "database (with catalogs)", humanBytes(server.Database))
+	if server.WAL >= 0 {
+		fmt.Printf("  %-26s %9s  (the server's, all databases)\n", "write-ahead log", humanBytes(server.WAL))
+	} else {
+		fmt.Printf("  %-26s %9s  (not readable: needs a superuser or pg_monitor)\n", "write-ahead log", "?")
+	}
 	return nil
 }
 

@@ -16,7 +16,7 @@ type chunkText struct {
 	skeleton any // the skeleton, or nil when the chunk has no children
 	text     string
 	hash     string
-	vector   *pgvector.Vector
+	vector   *pgvector.HalfVector
 }
 
 // chunkTexts computes p's chunk texts once, in the parse worker: the writer used
@@ -80,7 +80,7 @@ func embedInline(ctx context.Context, emb Embedder, p *parsed) {
 		return
 	}
 	for i := range chunks {
-		v := pgvector.NewVector(vecs[i])
+		v := pgvector.NewHalfVector(vecs[i])
 		chunks[i].vector = &v
 	}
 }

@@ -121,7 +121,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 		rows := make([][]any, len(syms))
 		for i, s := range syms {
 			ids[i] = s.id
-			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewVector(vecs[i])}
+			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewHalfVector(vecs[i])}
 		}
 		// Symbols deleted since they were queued (by a concurrent run) are skipped:
 		// their rows are gone, and a vector for them would fail the foreign key.

@@ -109,9 +109,10 @@ func bigRepo(t *testing.T, name string, n int) string {
 	return mustReal(t, dir)
 }
 
-// TestVectorIndexStays: the HNSW index is deferred only for a model's first load;
-// a full rebuild of that repository and the load of a second one keep it in place
-// (dropping it stalled every search of the shared table).
+// TestVectorIndexStays: the HNSW index and the postings key are deferred, and
+// the edges compacted, only for the first load (of the model; of the
+// database); a full rebuild of that repository and the load of a second one
+// keep them in place (dropping them stalled every search of the shared table).
 func TestVectorIndexStays(t *testing.T) {
 	db := pgtest.Open(t)
 	ctx := context.Background()
@@ -119,18 +120,24 @@ func TestVectorIndexStays(t *testing.T) {
 	indexName := "symbol_embeddings_" + pg.ModelIndexName(hashing().Name())
 	exists := func() bool {
 		var n int
-		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = $1`, indexName).Scan(&n); err != nil {
+		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = ANY ($1)`,
+			[]string{indexName, "postings_pkey"}).Scan(&n); err != nil {
 			t.Error(err)
 		}
-		return n == 1
+		return n == 2
 	}
-	// run indexes dir and reports whether the index was dropped during the load.
+	// run indexes dir and reports whether the indexes were dropped during the load.
 	run := func(dir string, full bool) (deferred, missing bool) {
 		opts := index.Options{Full: full, Workers: 1, ProgressEvery: time.Nanosecond}
+		postings, compacted := false, false
 		opts.Progress = func(p index.Progress) {
 			switch {
 			case p.Phase == "building the vector index":
 				deferred = true
+			case p.Phase == "building the postings index":
+				postings = true
+			case p.Phase == "compacting the edges":
+				compacted = true
 			case p.Phase == "indexing" && p.FilesDone > 0 && p.FilesDone%50 == 0 && !exists():
 				missing = true
 			}
@@ -139,7 +146,11 @@ func TestVectorIndexStays(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !exists() {
-			t.Fatalf("%s: no vector index after the run", dir)
+			t.Fatalf("%s: no vector index or postings key after the run", dir)
+		}
+		if postings != deferred || compacted != deferred {
+			t.Fatalf("%s: vector index deferred %v, postings key %v, edges compacted %v: want all or none here",
+				dir, deferred, postings, compacted)
 		}
 		return deferred, missing
 	}

@@ -15,7 +15,7 @@ type fileRows struct {
 // add appends the rows of file p, whose file id is fid and whose chunks and
 // fields take the symbol ids ids (chunks first, then fields, in order).
 // kept says which stored rows of the symbols may stay (vectors.go).
-func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector, kept *keptRows) {
+func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
 	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
 		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime})
@@ -48,7 +48,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 
 // addChunks appends the rows of p's chunks: symbols, their postings, vectors
 // reused by content hash (or a pending embedding), and containment edges.
-func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.Vector, kept *keptRows) {
+func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
 	isTest := IsTest(p.Path)
 	texts := p.texts()
 	for j, s := range p.file.Symbols {

@@ -32,6 +32,7 @@ type run struct {
 	deleted     []string          // paths gone from the repository
 	resolver    *importResolver
 	emb         *embedStage
+	firstLoad   bool // the database held no postings: the run loaded with its postings indexes deferred
 }
 
 func (r *run) execute(ctx context.Context) error {
@@ -143,10 +144,19 @@ func (r *run) load(ctx context.Context) error {
 	// A first index loads faster without the HNSW index, which is then built in
 	// one pass at the end (DeferModelIndex decides whether that is safe).
 	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
-	deferred := false
+	deferred, postingsDeferred := false, false
 	if len(r.todo) >= 200 && len(r.todo) > len(r.have)/2 {
 		var err error
 		if deferred, err = ix.db.DeferModelIndex(ctx, model); err != nil {
+			return err
+		}
+		if postingsDeferred, err = ix.db.DeferPostingsIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if !postingsDeferred {
+		// Missing after a deferred load that did not finish.
+		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
 			return err
 		}
 	}
@@ -175,6 +185,13 @@ func (r *run) load(ctx context.Context) error {
 	})
 	if err := g.Wait(); err != nil {
 		return err
+	}
+	r.firstLoad = postingsDeferred
+	if postingsDeferred {
+		r.prog.phase("building the postings index")
+		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	if deferred {
 		r.prog.phase("building the vector index")
@@ -245,6 +262,15 @@ func (r *run) resolve(ctx context.Context) error {
 	// Fresh statistics after a bulk change: without them the planner treats the new
 	// rows as absent and picks nested loops and sequential scans (searches right
 	// after a first index took 100 ms instead of 5).
+	if r.firstLoad && changed {
+		// Resolution rewrote about half of the edges, each a new row version
+		// and an entry in every edge index (target_id is indexed, so no update
+		// is HOT): a third of the table and its indexes was dead space.
+		r.prog.phase("compacting the edges")
+		if err := r.ix.db.Compact(ctx, "edges"); err != nil {
+			return err
+		}
+	}
 	if bulk {
 		r.prog.phase("analyzing")
 		if err := r.ix.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {

@@ -393,8 +393,8 @@ func (w *writer) symbolIDs(ctx context.Context, tx pgx.Tx, batch []parsed, old m
 
 // reusableVectors fetches this model's vectors for content hashes already embedded
 // anywhere in the repository.
-func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string) (map[string]pgvector.Vector, error) {
-	out := map[string]pgvector.Vector{}
+func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string) (map[string]pgvector.HalfVector, error) {
+	out := map[string]pgvector.HalfVector{}
 	if len(hashes) == 0 {
 		return out, nil
 	}
@@ -411,7 +411,7 @@ func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string
 	defer rows.Close()
 	for rows.Next() {
 		var h string
-		var v pgvector.Vector
+		var v pgvector.HalfVector
 		if err := rows.Scan(&h, &v); err != nil {
 			return nil, fmt.Errorf("look up reusable embeddings: %w", err)
 		}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Model is a registered embedding model.
@@ -20,9 +19,10 @@ type Model struct {
 // RegisterModel records an embedding model and creates its partial expression HNSW
 // indexes (one on symbol_embeddings, one on memory_embeddings), e.g.
 //
-//	CREATE INDEX ... USING hnsw ((embedding::vector(384)) vector_cosine_ops) WHERE model = 'x'
+//	CREATE INDEX ... USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WHERE model = 'x'
 //
-// Queries must cast and filter the same way to use them (VectorExpr). DDL needs the
+// Queries must cast and filter the same way to use them (SymbolVectorExpr,
+// VectorExpr). DDL needs the
 // table owner, so this opens an owner connection. Registering a model twice is a no-op;
 // the same name with other dims is an error.
 func (db *DB) RegisterModel(ctx context.Context, m Model) error {
@@ -72,54 +72,31 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 }
 
 func hnswDDL(table string, m Model) string {
-	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
-		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, QuoteLiteral(m.Name))
+	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (%s) WHERE model = %s`,
+		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, hnswKey(table, m.Dims), QuoteLiteral(m.Name))
+}
+
+// hnswKey is the key of a table's HNSW indexes: its cast vector and operator class.
+// Symbol vectors are stored as halfvec (migration 0014: half the bytes of the
+// table and of its HNSW graphs, and no change of rank beyond float16 rounding of
+// unit vectors); memory vectors stay vector.
+func hnswKey(table string, dims int) string {
+	if table == "symbol_embeddings" {
+		return SymbolVectorExpr("embedding", dims) + " halfvec_cosine_ops"
+	}
+	return VectorExpr("embedding", dims) + " vector_cosine_ops"
 }
 
 // DeferModelIndex drops the model's HNSW index on symbol_embeddings before a bulk
-// load, when that harms no search: only on a superuser connection (which sees every
-// tenant) and only while the table holds no vector of this model at all, from any
+// load, while the table holds no vector of this model at all, from any
 // repository (this one included: a full rebuild keeps serving its old vectors
-// through the index). Inserting row by row into an HNSW graph costs ~0.5 ms a
-// vector; building it afterwards is several times faster. It reports whether the
-// index was dropped; BuildModelIndex (or the next RegisterModel, after a crash)
-// recreates it.
-//
-// The check and the drop share one transaction that blocks writes to the table, so
-// no vector committed meanwhile is left without its index; and a lock not granted
-// within a second (a long search holds the table) keeps the index rather than
-// queueing every other search behind the DROP.
+// through the index), and under deferIndexes' other conditions. Inserting row by
+// row into an HNSW graph costs ~0.5 ms a vector; building it afterwards is
+// several times faster. It reports whether the index was dropped;
+// BuildModelIndex (or the next RegisterModel, after a crash) recreates it.
 func (db *DB) DeferModelIndex(ctx context.Context, m Model) (bool, error) {
-	conn, err := ConnectOwner(ctx, db.URL)
-	if err != nil {
-		return false, err
-	}
-	defer conn.Close(context.Background())
-	var super bool
-	err = conn.QueryRow(ctx, `SELECT rolsuper FROM pg_roles WHERE rolname = current_user`).Scan(&super)
-	if err != nil || !super {
-		return false, err
-	}
-	dropped := false
-	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL lock_timeout = '1s'`); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `LOCK TABLE symbol_embeddings IN SHARE ROW EXCLUSIVE MODE`); err != nil {
-			return err
-		}
-		var used bool
-		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM symbol_embeddings WHERE model = $1)`, m.Name).Scan(&used); err != nil || used {
-			return err
-		}
-		_, err := tx.Exec(ctx, "DROP INDEX IF EXISTS "+pgx.Identifier{"symbol_embeddings_" + ModelIndexName(m.Name)}.Sanitize())
-		dropped = err == nil
-		return err
-	})
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available: the table is busy
-		return false, nil
-	}
+	dropped, err := db.deferIndexes(ctx, "symbol_embeddings", `SELECT 1 FROM symbol_embeddings WHERE model = $1`, []any{m.Name},
+		"DROP INDEX IF EXISTS "+pgx.Identifier{"symbol_embeddings_" + ModelIndexName(m.Name)}.Sanitize())
 	if err != nil {
 		return false, fmt.Errorf("defer HNSW index of %s: %w", m.Name, err)
 	}
@@ -150,10 +127,16 @@ func ModelIndexName(model string) string {
 	return "hnsw_" + hex.EncodeToString(sum[:6])
 }
 
-// VectorExpr is the expression a query must use for the model's partial HNSW index to
-// apply: the same cast as the index definition.
+// VectorExpr is the expression a query of memory_embeddings must use for the
+// model's partial HNSW index to apply: the same cast as the index definition.
 func VectorExpr(column string, dims int) string {
 	return fmt.Sprintf("(%s::vector(%d))", column, dims)
+}
+
+// SymbolVectorExpr is VectorExpr for symbol_embeddings, whose vectors are
+// halfvec (its query vector is a pgvector.HalfVector).
+func SymbolVectorExpr(column string, dims int) string {
+	return fmt.Sprintf("(%s::halfvec(%d))", column, dims)
 }
 
 // QuoteLiteral quotes s as an SQL string literal (standard_conforming_strings,

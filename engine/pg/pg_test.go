@@ -229,7 +229,7 @@ func TestRegisterModelCreatesPartialHNSW(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hnsw", "vector(4)", "test-model-4"} {
+	for _, want := range []string{"hnsw", "halfvec(4)", "halfvec_cosine_ops", "test-model-4"} {
 		if !strings.Contains(def, want) {
 			t.Errorf("index %q lacks %q", def, want)
 		}

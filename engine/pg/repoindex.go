@@ -127,8 +127,8 @@ func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) e
 		return fmt.Errorf("build the vector index of repository %d: %w", repoID, err)
 	}
 	ddl := fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings
-		USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s AND repository_id = %d`,
-		ident, m.Dims, QuoteLiteral(m.Name), repoID)
+		USING hnsw (%s) WHERE model = %s AND repository_id = %d`,
+		ident, hnswKey("symbol_embeddings", m.Dims), QuoteLiteral(m.Name), repoID)
 	if _, err := conn.Exec(ctx, ddl); err != nil {
 		return fmt.Errorf("build the vector index of repository %d: %w", repoID, err)
 	}

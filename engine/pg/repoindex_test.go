@@ -66,7 +66,7 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 	var plan strings.Builder
 	rows, err := tx.Query(ctx, `EXPLAIN SELECT e.symbol_id FROM symbol_embeddings e
 		WHERE e.model = 'test-model-repoidx' AND e.repository_id = $1
-		ORDER BY (e.embedding::vector(4)) <=> '[1,0,0,0]' LIMIT 10`, big)
+		ORDER BY `+pg.SymbolVectorExpr("e.embedding", 4)+` <=> '[1,0,0,0]' LIMIT 10`, big)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -99,20 +99,37 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	return hits, nil
 }
 
-// lexicalSQL ranks at most $3 matching rows ($2 a tsquery) by cover density with
-// weights {D, C, B, A} = {-, body, signature, name}, normalised by log length.
+// symbolTSV is a symbol's weighted full-text vector (name A, signature B, body
+// C) with positions. The stored column tsv is its stripped form (migration
+// 0014: lexemes only, half the bytes), which is all the GIN index and its
+// statistics need; cover density and phrases need the positions, so the "cd"
+// scorer computes them for the rows it ranks.
+const symbolTSV = `(setweight(to_tsvector('simple', s.search_name), 'A') ||
+	setweight(to_tsvector('simple', s.search_signature), 'B') ||
+	setweight(to_tsvector('simple', s.search_body), 'C'))`
+
+// wordsQuery is the tsquery $2 with its phrases (an operand the parser splits,
+// such as 'is_eligible_for_refund', becomes 'is' <-> 'eligible' <-> ...) turned
+// into ANDs of their words: what a stripped vector can answer, and a superset
+// of the phrase's matches. Every phrase operator goes (<-> and <N>; tsTerm
+// keeps < and > out of the operands). A constant: the GIN index answers it.
+const wordsQuery = `regexp_replace(to_tsquery('simple', $2)::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`
+
+// lexicalSQL ranks at most $3 rows holding the words of $2 (a tsquery) by cover
+// density with weights {D, C, B, A} = {-, body, signature, name}, normalised by
+// log length; rows that hold the words but not the phrase are dropped.
 const lexicalSQL = `
 	WITH m AS (
-		SELECT s.id, s.tsv FROM symbols s
-		WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
+		SELECT s.id, ` + symbolTSV + ` AS tsv FROM symbols s
+		WHERE s.repository_id = $1 AND s.tsv @@ ` + wordsQuery + ` AND s.kind <> 'part'
 		LIMIT $3)
 	SELECT id, ts_rank_cd('{0.05, 0.2, 0.5, 1.0}', tsv, to_tsquery('simple', $2), 1) AS score
-	FROM m ORDER BY score DESC, id LIMIT $4`
+	FROM m WHERE tsv @@ to_tsquery('simple', $2) ORDER BY score DESC, id LIMIT $4`
 
 // denseSQL is the nearest-neighbour query for a model: the same cast and model
 // filter as the model's partial HNSW index ($2 the query vector, $3 the limit).
 func denseSQL(model string, dims int) string {
-	expr := pg.VectorExpr("e.embedding", dims)
+	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
@@ -125,7 +142,7 @@ func denseSQL(model string, dims int) string {
 // planner off the HNSW index, so it reads the repository's own vectors by its
 // b-tree and sorts them.
 func denseExactSQL(model string, dims int) string {
-	expr := pg.VectorExpr("e.embedding", dims)
+	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
@@ -249,7 +266,7 @@ func (s *Searcher) dropCommonTerms(ctx context.Context, terms []string) ([]strin
 	batch := &pgx.Batch{}
 	for _, t := range terms {
 		batch.Queue(`EXPLAIN (FORMAT JSON) SELECT 1 FROM symbols
-			WHERE repository_id = $1 AND tsv @@ to_tsquery('simple', $2)`, s.repoID, t)
+			WHERE repository_id = $1 AND tsv @@ `+wordsQuery, s.repoID, t)
 	}
 	br := s.db.Pool.SendBatch(ctx, batch)
 	defer br.Close()
@@ -347,7 +364,7 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id
 			ORDER BY n.score DESC, n.symbol_id`
 	}
-	b.Queue(query, s.repoID, pgvector.NewVector(vec), depth).Query(func(rows pgx.Rows) error {
+	b.Queue(query, s.repoID, pgvector.NewHalfVector(vec), depth).Query(func(rows pgx.Rows) error {
 		var h hit
 		var text string
 		dest := []any{&h.id, &h.score}

@@ -171,8 +171,9 @@ func allDigits(s string) bool {
 }
 
 // literalSQL checks one phrase: candidates are the chunks whose full-text
-// vector holds all of the phrase's words ($2, a tsquery AND; the GIN index
-// intersects the word lists, however common each word is); a candidate is a hit
+// vector holds all of the phrase's words ($2, a tsquery AND, its phrases as
+// ANDs too: wordsQuery; the GIN index intersects the word lists, however common
+// each word is); a candidate is a hit
 // when its content holds the phrase ($4 as typed, or $3 an ILIKE pattern of it),
 // scored 1 when the case matches too and 0.9 otherwise. Among hits, library code
 // and then the smallest chunk (the definition itself rather than its enclosing
@@ -180,7 +181,7 @@ func allDigits(s string) bool {
 const literalSQL = `
 	WITH c AS (
 		SELECT s.id FROM symbols s
-		WHERE s.repository_id = $1 AND s.tsv @@ to_tsquery('simple', $2) AND s.kind <> 'part'
+		WHERE s.repository_id = $1 AND s.tsv @@ ` + wordsQuery + ` AND s.kind <> 'part'
 		LIMIT $5)
 	SELECT s.id, CASE WHEN strpos(s.content, $4) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
 	FROM c JOIN symbols s ON s.repository_id = $1 AND s.id = c.id

@@ -49,7 +49,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	for i := range q {
 		q[i] = rand.Float32()
 	}
-	plan := explain(denseSQL(model, dims), repoID, pgvector.NewVector(q), 100)
+	plan := explain(denseSQL(model, dims), repoID, pgvector.NewHalfVector(q), 100)
 	if !strings.Contains(plan, "symbol_embeddings_"+pg.ModelIndexName(model)) || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("dense channel does not use the model's HNSW index:\n%s", plan)
 	}
@@ -65,7 +65,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if exact, err := New(db, small.ID, fixedEmbedder{model, dims}).denseExact(ctx); err != nil || !exact {
 		t.Errorf("denseExact for a small repository beside it = %v, %v; want true", exact, err)
 	}
-	plan = explain(denseExactSQL(model, dims), small.ID, pgvector.NewVector(q), 100)
+	plan = explain(denseExactSQL(model, dims), small.ID, pgvector.NewHalfVector(q), 100)
 	if strings.Contains(plan, "hnsw") || strings.Contains(plan, "Seq Scan on symbol_embeddings") {
 		t.Errorf("the exact dense query walks the HNSW index or scans every vector:\n%s", plan)
 	}
@@ -145,7 +145,7 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		for j := range v {
 			v[j] = rand.Float32() - 0.5
 		}
-		vecs[i] = []any{rec.ID, int64(i + 1), model, db.Tenant, "h", pgvector.NewVector(v)}
+		vecs[i] = []any{rec.ID, int64(i + 1), model, db.Tenant, "h", pgvector.NewHalfVector(v)}
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
 		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash",

@@ -1,0 +1,82 @@
+package pg_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// postingsIndexDefs maps each index of postings to its definition.
+func postingsIndexDefs(t *testing.T, db *pg.DB) map[string]string {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'postings'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := map[string]string{}
+	var name, def string
+	if _, err := pgx.ForEachRow(rows, []any{&name, &def}, func() error { defs[name] = def; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return defs
+}
+
+// TestPostingsIndexesDeferredOnlyWhenEmpty drops the postings indexes for a
+// first bulk load, builds them back as migrations 0009 and 0003 define them
+// (a run after a crash does the same), and keeps them once any posting is
+// stored.
+func TestPostingsIndexesDeferredOnlyWhenEmpty(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	want := postingsIndexDefs(t, db)
+	if len(want) != 2 {
+		t.Fatalf("postings indexes after migrating: %v", want)
+	}
+	deferred, err := db.DeferPostingsIndexes(ctx)
+	if err != nil || !deferred {
+		t.Fatalf("defer on an empty table: %v (err %v)", deferred, err)
+	}
+	if got := postingsIndexDefs(t, db); len(got) != 0 {
+		t.Fatalf("indexes left after the deferral: %v", got)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO postings (repository_id, term, symbol_id, tf, dl)
+		SELECT 1, 'term' || (g % 50), g, 1, 10 FROM generate_series(1, 500) g`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second finds them and does nothing
+		if err := db.BuildPostingsIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := postingsIndexDefs(t, db)
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s rebuilt as %q, want %q", name, got[name], def)
+		}
+	}
+	var primary bool
+	if err := db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_constraint
+		WHERE conrelid = 'postings'::regclass AND contype = 'p')`).Scan(&primary); err != nil || !primary {
+		t.Fatalf("postings has a primary key constraint: %v (err %v)", primary, err)
+	}
+	if deferred, err := db.DeferPostingsIndexes(ctx); err != nil || deferred {
+		t.Fatalf("defer with postings stored: %v (err %v), want kept", deferred, err)
+	}
+	if names := keys(postingsIndexDefs(t, db)); !slices.Equal(names, keys(want)) {
+		t.Fatalf("indexes after a refused deferral: %v", names)
+	}
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
