@@ -30,7 +30,7 @@ func migrationSQL(t *testing.T, version int) string {
 
 // TestHalfvecMigrationKeepsVectors puts symbol_embeddings back as migration
 // 0013 left it (vector, HNSW over embedding::vector(N)), with rows and both
-// kinds of HNSW index (the model's and a repository's own), then applies 0014:
+// kinds of HNSW index (the model's and a repository's own), then applies 0015:
 // every vector must survive as its float16 rounding, and every index must be
 // rebuilt over halfvec under its old name and serve the dense query.
 func TestHalfvecMigrationKeepsVectors(t *testing.T) {
@@ -53,17 +53,17 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 		`ALTER TABLE symbol_embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector`,
 		`CREATE INDEX ` + pgx.Identifier{shared}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx'`,
 		`CREATE INDEX ` + pgx.Identifier{own}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx' AND repository_id = ` + strconv.FormatInt(repo, 10),
-		`CREATE TABLE before_0014 AS SELECT symbol_id, embedding AS v FROM symbol_embeddings`,
+		`CREATE TABLE before_0015 AS SELECT symbol_id, embedding AS v FROM symbol_embeddings`,
 	} {
 		if _, err := owner.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
 	if err := pgx.BeginFunc(ctx, owner, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, migrationSQL(t, 14))
+		_, err := tx.Exec(ctx, migrationSQL(t, 15))
 		return err
 	}); err != nil {
-		t.Fatalf("migration 0014 on a table with rows: %v", err)
+		t.Fatalf("migration 0015 on a table with rows: %v", err)
 	}
 
 	var typ string
@@ -73,19 +73,19 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 	}
 	var rows, same int
 	if err := owner.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE e.embedding::vector = b.v::halfvec::vector)
-		FROM before_0014 b JOIN symbol_embeddings e USING (symbol_id)`).Scan(&rows, &same); err != nil {
+		FROM before_0015 b JOIN symbol_embeddings e USING (symbol_id)`).Scan(&rows, &same); err != nil {
 		t.Fatal(err)
 	}
 	if rows != 300 || same != rows {
-		t.Fatalf("after 0014: %d of 300 vectors kept, %d equal to their float16 rounding", rows, same)
+		t.Fatalf("after 0015: %d of 300 vectors kept, %d equal to their float16 rounding", rows, same)
 	}
 	for _, name := range []string{shared, own} {
 		var def string
 		if err := owner.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = $1`, name).Scan(&def); err != nil {
-			t.Fatalf("index %s after 0014: %v", name, err)
+			t.Fatalf("index %s after 0015: %v", name, err)
 		}
 		if !strings.Contains(def, "halfvec(4)") || !strings.Contains(def, "halfvec_cosine_ops") {
-			t.Errorf("index %s after 0014: %s", name, def)
+			t.Errorf("index %s after 0015: %s", name, def)
 		}
 	}
 	// A tiny table's sequential scan would win on cost; the plan's choice of
@@ -106,6 +106,6 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 	}
 	plan.WriteString(strings.Join(lines, "\n"))
 	if !strings.Contains(plan.String(), own) {
-		t.Errorf("the dense query after 0014 is not planned on %s:\n%s", own, plan.String())
+		t.Errorf("the dense query after 0015 is not planned on %s:\n%s", own, plan.String())
 	}
 }

@@ -77,7 +77,7 @@ func hnswDDL(table string, m Model) string {
 }
 
 // hnswKey is the key of a table's HNSW indexes: its cast vector and operator class.
-// Symbol vectors are stored as halfvec (migration 0014: half the bytes of the
+// Symbol vectors are stored as halfvec (migration 0015: half the bytes of the
 // table and of its HNSW graphs, and no change of rank beyond float16 rounding of
 // unit vectors); memory vectors stay vector.
 func hnswKey(table string, dims int) string {

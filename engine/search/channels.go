@@ -101,7 +101,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 
 // symbolTSV is a symbol's weighted full-text vector (name A, signature B, body
 // C) with positions. The stored column tsv is its stripped form (migration
-// 0014: lexemes only, half the bytes), which is all the GIN index and its
+// 0015: lexemes only, half the bytes), which is all the GIN index and its
 // statistics need; cover density and phrases need the positions, so the "cd"
 // scorer computes them for the rows it ranks.
 const symbolTSV = `(setweight(to_tsvector('simple', s.search_name), 'A') ||

@@ -1,4 +1,4 @@
--- 0014_disk: the index of $GOROOT/src on a laptop-sized disk (issue 13 item 4).
+-- 0015_disk: the index of $GOROOT/src on a laptop-sized disk (issue 13 item 4).
 --
 -- Symbol vectors as halfvec: 2 bytes a dimension instead of 4, in the table and
 -- in every HNSW graph over it. The vectors are unit length, so float16 keeps
@@ -9,14 +9,14 @@
 -- each is dropped, the column rewritten, and each built again from its own
 -- definition with the halfvec cast and operator class, under its own name (the
 -- models' indexes and the repositories' own ones alike).
-CREATE TEMP TABLE spelunk_0014_hnsw ON COMMIT DROP AS
+CREATE TEMP TABLE spelunk_0015_hnsw ON COMMIT DROP AS
     SELECT indexname, indexdef FROM pg_indexes
     WHERE schemaname = current_schema() AND tablename = 'symbol_embeddings' AND indexdef LIKE '%USING hnsw%';
 
 DO $$
 DECLARE r record;
 BEGIN
-    FOR r IN SELECT indexname FROM spelunk_0014_hnsw LOOP
+    FOR r IN SELECT indexname FROM spelunk_0015_hnsw LOOP
         EXECUTE format('DROP INDEX %I', r.indexname);
     END LOOP;
 END $$;
@@ -26,7 +26,7 @@ ALTER TABLE symbol_embeddings ALTER COLUMN embedding TYPE halfvec USING embeddin
 DO $$
 DECLARE r record;
 BEGIN
-    FOR r IN SELECT indexdef FROM spelunk_0014_hnsw LOOP
+    FOR r IN SELECT indexdef FROM spelunk_0015_hnsw LOOP
         EXECUTE replace(replace(r.indexdef, '::vector(', '::halfvec('), 'vector_cosine_ops', 'halfvec_cosine_ops');
     END LOOP;
 END $$;
