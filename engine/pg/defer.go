@@ -59,8 +59,8 @@ func (db *DB) deferIndexes(ctx context.Context, table, used string, args []any, 
 	return dropped, nil
 }
 
-// postingsIndexes are the indexes of the postings table (migrations 0003, 0009
-// and 0015), each with the statement that builds it.
+// postingsIndexes are the indexes of the postings table (migrations 0003 and
+// 0009), each with the statement that builds it.
 var postingsIndexes = []struct{ name, build string }{
 	{"postings_pkey", `ALTER TABLE postings ADD CONSTRAINT postings_pkey
 		PRIMARY KEY (repository_id, term, symbol_id) INCLUDE (tf, dl, tenant_id)`},
