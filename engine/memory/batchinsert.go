@@ -20,10 +20,13 @@ const (
 	insertRunEventsSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
 		SELECT $1, u.id, 'add', NULL, 'ACTIVE', u.author, NULL, NULL
 		FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, author, ord) ORDER BY u.ord`
-	// $1 project  $2 ids  $3 model  $4 vectors (text)
-	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding)
-		SELECT $1, u.id, $3, u.v::vector FROM unnest($2::uuid[], $4::text[]) AS u(id, v)
-		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding`
+	// Unindexed: the run's vectors wait beside the HNSW index, read exactly by
+	// every neighbour query, until Store.IndexDelta moves them in (delta.go).
+	//
+	//	$1 project  $2 ids  $3 model  $4 vectors (text)
+	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding, indexed)
+		SELECT $1, u.id, $3, u.v::vector, false FROM unnest($2::uuid[], $4::text[]) AS u(id, v)
+		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding, indexed = false`
 	// runPairsSQL: the similarity of each member b of the run to each later
 	// member a, written as the pool query writes it (the candidate's vector
 	// first), at or above the gate. The run's vectors come from the statement's

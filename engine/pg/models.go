@@ -71,9 +71,16 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 	})
 }
 
+// hnswDDL is the model's HNSW index on table. The memory index covers the
+// indexed rows only: a pushed run's vectors wait beside it (migration 0015,
+// engine/memory delta.go).
 func hnswDDL(table string, m Model) string {
-	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE model = %s`,
-		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, QuoteLiteral(m.Name))
+	pred := "model = " + QuoteLiteral(m.Name)
+	if table == "memory_embeddings" {
+		pred += " AND indexed"
+	}
+	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw ((embedding::vector(%d)) vector_cosine_ops) WHERE %s`,
+		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, m.Dims, pred)
 }
 
 // DeferModelIndex drops the model's HNSW index on symbol_embeddings before a bulk
