@@ -157,10 +157,13 @@ func readVectors(ctx context.Context, tx pgx.Tx, project int64, since time.Time,
 	if p.model == "" || len(p.memories) == 0 {
 		return nil
 	}
+	// The vectors in binary: parsing their text form cost more than reading
+	// them (a pull after a 9,000-memory push).
 	rows, err := tx.Query(ctx, `SELECT e.memory_id::text, e.embedding::real[] FROM memory_embeddings e
 		JOIN memories m ON m.repository_id = e.repository_id AND m.id = e.memory_id
 		WHERE e.repository_id = $1 AND e.model = $2 AND m.sync_at > $3
-			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`, project, p.model, since)
+			AND m.status IN ('ACTIVE', 'DISPUTED', 'PENDING_EMBEDDING', 'NEEDS_REVIEW')`,
+		pgx.QueryResultFormats{pgx.TextFormatCode, pgx.BinaryFormatCode}, project, p.model, since)
 	if err != nil {
 		return fmt.Errorf("vectors: %w", err)
 	}
