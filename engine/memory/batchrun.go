@@ -35,6 +35,9 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 	if err := s.keepRunVectors(ctx, tx, sv, ms, vecs); err != nil {
 		return err
 	}
+	if mj, ok := judge.(*memoJudge); ok {
+		mj.warm(runClaims(ms, pools, s.Threshold()))
+	}
 	for i, m := range ms {
 		out[i] = Added{Memory: m}
 		cands := mergePool(pools[i], earlier[i], ms, s.Threshold())
@@ -56,6 +59,24 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 		}
 	}
 	return nil
+}
+
+// runClaims is every claim a run's judging can meet: its members and, of
+// each pool (most similar first), the first maxCandidates rows mergePool
+// could keep (kind and text never change within the run).
+func runClaims(ms []Memory, pools [][]pooled, threshold float64) []Claim {
+	var out []Claim
+	for i, m := range ms {
+		out = append(out, Claim{Kind: m.Kind, Text: m.Content})
+		n := 0
+		for _, p := range pools[i] {
+			if p.eligible && p.Similarity >= threshold && n < maxCandidates {
+				out = append(out, Claim{Kind: p.Kind, Text: p.Content})
+				n++
+			}
+		}
+	}
+	return out
 }
 
 // pooled is one row of a member's pool: a stored memory near it, and whether

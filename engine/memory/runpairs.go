@@ -80,20 +80,22 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 	// The pairs' joins hold a vector per stored row asked about (~6 MB for a
 	// run of 256): the default work_mem spilled them to disk, and a merge join
 	// sorted every pair with its vectors (~20 MB) where a hash join on the
-	// stored rows needs no sort.
-	b.Queue(`SET LOCAL work_mem = '64MB'`)
-	b.Queue(`SET LOCAL enable_mergejoin = off`)
-	b.Queue(pickedSimsSQL, binaryVectors(vecs), others, members, picks)
+	// stored rows needs no sort. For the rest of the run's transaction only.
+	b.Queue(`SELECT set_config('work_mem', '64MB', true), set_config('enable_mergejoin', 'off', true)`)
 	br := tx.SendBatch(ctx, b)
-	defer br.Close()
-	rows, err := readPicked(br)
-	for range 2 {
-		if err == nil {
-			_, err = br.Exec()
-		}
-	}
+	picked, err := readPicked(br)
 	if err == nil {
-		err = readPickedSims(br, rows, distinct, hashes, gate, pools, earlier)
+		_, err = br.Exec()
+	}
+	if err = closeBatch(br, err, "find conflict candidates"); err != nil {
+		return nil, nil, nil, err
+	}
+	// Described first (a round trip more) so that the vectors go in binary:
+	// the store's default mode sends every parameter as text, and formatting
+	// and parsing ~3,700 vectors a run cost more than the similarities.
+	rows, err := tx.Query(ctx, pickedSimsSQL, pgx.QueryExecModeDescribeExec, binaryVectors(vecs), others, members, picks)
+	if err == nil {
+		err = readPickedSims(rows, picked, distinct, hashes, gate, pools, earlier)
 	}
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("find conflict candidates: %w", err)
@@ -108,7 +110,7 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 			return a.j - b.j
 		})
 	}
-	return pools, earlier, sv, br.Close()
+	return pools, earlier, sv, nil
 }
 
 // nearestEarlier is the positions of the members before i to ask about: the
@@ -131,18 +133,56 @@ func nearestEarlier(vecs [][]float32, norms []float64, i int, gate float64) []in
 			hits = append(hits, hit{j, sim})
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int {
+	hits = topK(hits, candidatePool+pickSlack, func(a, b hit) int {
 		if c := higherFirst(a.sim, b.sim); c != 0 {
 			return c
 		}
 		return a.j - b.j
 	})
-	hits = hits[:min(len(hits), candidatePool+pickSlack)]
 	out := make([]int, len(hits))
 	for k, h := range hits {
 		out[k] = h.j
 	}
 	return out
+}
+
+// topK is the k first of items in cmp's order (a total order), sorted: a
+// bounded heap, not a sort of them all (a member is compared with up to
+// exactPoolMax stored vectors, and only a pool's worth is kept).
+func topK[T any](items []T, k int, cmp func(a, b T) int) []T {
+	if len(items) <= k {
+		slices.SortFunc(items, cmp)
+		return items
+	}
+	// heap[0] is the worst kept: a max-heap in cmp's order.
+	heap := slices.Clone(items[:k])
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < k && cmp(heap[l], heap[w]) > 0 {
+				w = l
+			}
+			if r < k && cmp(heap[r], heap[w]) > 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			heap[i], heap[w] = heap[w], heap[i]
+			i = w
+		}
+	}
+	for i := k/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for _, it := range items[k:] {
+		if cmp(it, heap[0]) < 0 {
+			heap[0] = it
+			down(0)
+		}
+	}
+	slices.SortFunc(heap, cmp)
+	return heap
 }
 
 // parallel runs fn(0) .. fn(n-1) over the cores (each call independent of the
@@ -179,12 +219,8 @@ JOIN unnest($2::vector[]) WITH ORDINALITY AS o(v, ord) ON o.ord = p.k + 1`
 // eligible when the row is live and no keep-both exempts it from the member's
 // content; and each pair with an earlier member at or above the gate to the
 // member's earlier.
-func readPickedSims(br pgx.BatchResults, picked map[string]*pickedRow, distinct, hashes []string, gate float64,
+func readPickedSims(rows pgx.Rows, picked map[string]*pickedRow, distinct, hashes []string, gate float64,
 	pools [][]pooled, earlier [][]similarTo) error {
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
 	defer rows.Close()
 	var i, k int32
 	var sim float64

@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -206,16 +205,12 @@ func (sv *storedVectors) nearest(q []float32, gate float64) []int {
 			consider(i)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		switch {
-		case a.sim > b.sim:
-			return -1
-		case a.sim < b.sim:
-			return 1
+	hits = topK(hits, candidatePool+pickSlack, func(a, b hit) int {
+		if c := higherFirst(a.sim, b.sim); c != 0 {
+			return c
 		}
 		return a.i - b.i
 	})
-	hits = hits[:min(len(hits), candidatePool+pickSlack)]
 	out := make([]int, len(hits))
 	for k, h := range hits {
 		out[k] = h.i
