@@ -88,6 +88,22 @@ func neighbours(t *testing.T, db *pg.DB, s *memory.Store, queries []string) []st
 func TestDeltaNeighboursAsIndexed(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
+	// The index walk is approximate (its graph is random): with a search list
+	// longer than the project it finds every neighbour, so that what is
+	// compared is the union with the unindexed part, not the walk's luck.
+	conn, err := pg.ConnectOwner(ctx, db.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET hnsw.ef_search = 400', current_database()); END $$`); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	db.Pool.Reset()
+	var ef string
+	if err := db.Pool.QueryRow(ctx, `SELECT current_setting('hnsw.ef_search', true)`).Scan(&ef); err != nil || ef != "400" {
+		t.Fatalf("hnsw.ef_search %q (%v), want 400", ef, err)
+	}
 	s := newProject(t, db, memory.Options{})
 	if _, err := s.AddMany(ctx, deltaTexts(90, 0)); err != nil {
 		t.Fatal(err)
