@@ -34,39 +34,8 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 		return nil, nil, nil, err
 	}
 	gate := s.Threshold()
-	near, before := make([][]int, len(ins)), make([][]int, len(ins))
-	norms := make([]float64, len(vecs))
-	for i, v := range vecs {
-		norms[i] = math.Sqrt(vecsketch.Dot(v, v))
-	}
-	parallel(len(ins), func(i int) {
-		near[i] = sv.nearest(vecs[i], gate)
-		before[i] = nearestEarlier(vecs, norms, i, gate)
-	})
-	var members, picks []int32
-	var distinct []string
-	var others []pgvector.Vector
-	at := map[int]int32{} // a stored position's index in others
-	for i := range ins {
-		for _, j := range near[i] {
-			k, ok := at[j]
-			if !ok {
-				k = int32(len(distinct))
-				at[j] = k
-				distinct = append(distinct, sv.ids[j])
-				others = append(others, pgvector.NewVector(sv.flat[j*dims:(j+1)*dims]))
-			}
-			members, picks = append(members, int32(i)), append(picks, k)
-		}
-	}
-	// The members follow the stored rows in others: member j is len(distinct)+j.
-	runAt := int32(len(distinct))
-	others = append(others, binaryVectors(vecs)...)
-	for i := range ins {
-		for _, j := range before[i] {
-			members, picks = append(members, int32(i)), append(picks, runAt+int32(j))
-		}
-	}
+	pp := pickPairs(sv, vecs, gate)
+	members, picks, distinct, others := pp.members, pp.picks, pp.distinct, pp.others
 	pools, earlier := make([][]pooled, len(ins)), make([][]similarTo, len(ins))
 	if len(members) == 0 {
 		return pools, earlier, sv, nil
@@ -111,6 +80,52 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 		})
 	}
 	return pools, earlier, sv, nil
+}
+
+// pairs are the (member, other) pairs a run asks PostgreSQL about: others
+// holds the stored rows asked about (distinct, their ids), then the run's
+// members (member j at len(distinct)+j).
+type pairs struct {
+	members, picks []int32
+	distinct       []string
+	others         []pgvector.Vector
+}
+
+// pickPairs is a run's pairs: each member's nearest stored rows and nearest
+// earlier members by Go's cosine, picked over the cores.
+func pickPairs(sv *storedVectors, vecs [][]float32, gate float64) pairs {
+	dims := sv.dims
+	near, before := make([][]int, len(vecs)), make([][]int, len(vecs))
+	norms := make([]float64, len(vecs))
+	for i, v := range vecs {
+		norms[i] = math.Sqrt(vecsketch.Dot(v, v))
+	}
+	parallel(len(vecs), func(i int) {
+		near[i] = sv.nearest(vecs[i], gate)
+		before[i] = nearestEarlier(vecs, norms, i, gate)
+	})
+	var p pairs
+	at := map[int]int32{} // a stored position's index in others
+	for i := range vecs {
+		for _, j := range near[i] {
+			k, ok := at[j]
+			if !ok {
+				k = int32(len(p.distinct))
+				at[j] = k
+				p.distinct = append(p.distinct, sv.ids[j])
+				p.others = append(p.others, pgvector.NewVector(sv.flat[j*dims:(j+1)*dims]))
+			}
+			p.members, p.picks = append(p.members, int32(i)), append(p.picks, k)
+		}
+	}
+	runAt := int32(len(p.distinct))
+	p.others = append(p.others, binaryVectors(vecs)...)
+	for i := range vecs {
+		for _, j := range before[i] {
+			p.members, p.picks = append(p.members, int32(i)), append(p.picks, runAt+int32(j))
+		}
+	}
+	return p
 }
 
 // nearestEarlier is the positions of the members before i to ask about: the
