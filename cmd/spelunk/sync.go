@@ -205,7 +205,22 @@ func runSync(cmd *cobra.Command, g *globals, sync bool) error {
 		return syncErr
 	}
 	printReport(cmd.OutOrStdout(), r, sync)
+	if syncErr == nil && sync {
+		s.indexDelta(ctx, cmd.ErrOrStderr())
+	}
 	return syncErr
+}
+
+// indexDelta moves the vectors the push stored unindexed into the HNSW index
+// (memory.Store.IndexDelta) after the command's answer is out. A failure is a
+// note: unindexed vectors are still found, by an exact scan of them.
+func (s *cacheSession) indexDelta(ctx context.Context, stderr io.Writer) {
+	if s.core == nil {
+		return
+	}
+	if _, err := s.core.Store.IndexDelta(ctx); err != nil {
+		fmt.Fprintf(stderr, "note: %s\n", pg.RedactText(err.Error()))
+	}
 }
 
 func printReport(w io.Writer, r memcache.Report, sync bool) {

@@ -106,6 +106,12 @@ func (c *Cache) Run(ctx context.Context, core Core, tick time.Duration, synced f
 			if synced != nil && ctx.Err() == nil {
 				synced(err == nil)
 			}
+			if err == nil {
+				// The pushed runs' vectors into the HNSW index, here in the
+				// loop, off every caller's path; an error leaves them
+				// unindexed, which only costs reads an exact scan of them.
+				_, _ = core.Store.IndexDelta(ctx)
+			}
 		}
 	}
 }

@@ -53,7 +53,8 @@ func anchorBench(b *testing.B) (*memory.Store, []string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	loadMemories(b, db, sum.RepositoryID, emb.Name(), texts, vecs, created)
+	index := loadMemories(b, db, sum.RepositoryID, emb.Name(), texts, vecs, created)
+	checkPlanUsesIndex(b, db, sum.RepositoryID, index, emb.Name(), vecs[0])
 	// One anchor per memory, spread over the fixture's definitions.
 	tag, err := db.Pool.Exec(ctx, `WITH d AS (
 			SELECT path, qualified_name, kind, content_hash, content, row_number() OVER (ORDER BY path, start_line) - 1 AS n

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pgvector/pgvector-go"
 )
 
 // The statements insertRun sends in one round trip.
@@ -20,104 +21,70 @@ const (
 	insertRunEventsSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
 		SELECT $1, u.id, 'add', NULL, 'ACTIVE', u.author, NULL, NULL
 		FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, author, ord) ORDER BY u.ord`
-	// $1 project  $2 ids  $3 model  $4 vectors (text)
-	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding)
-		SELECT $1, u.id, $3, u.v::vector FROM unnest($2::uuid[], $4::text[]) AS u(id, v)
-		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding`
-	// runPairsSQL: the similarity of each member b of the run to each later
-	// member a, written as the pool query writes it (the candidate's vector
-	// first), at or above the gate. The run's vectors come from the statement's
-	// own parameters, the text insertRunVectorsSQL stores (so the same floats),
-	// read once: a self-join of memory_embeddings on the ids probed its primary
-	// key once per pair, about half a second for a run of 256 under load.
+	// Unindexed: the run's vectors wait beside the HNSW index, read exactly by
+	// every neighbour query, until Store.IndexDelta moves them in (delta.go).
+	// The vectors go in binary (vector[]), the floats the caller holds.
 	//
-	//	$1 ids  $2 vectors (text)  $3 gate
-	runPairsSQL = `WITH r AS MATERIALIZED (
-			SELECT u.id::text AS id, u.v::vector AS embedding, u.ord
-			FROM unnest($1::uuid[], $2::text[]) WITH ORDINALITY AS u(id, v, ord))
-		SELECT a.id, b.id, 1 - (b.embedding <=> a.embedding) AS similarity
-		FROM r a JOIN r b ON b.ord < a.ord
-		WHERE 1 - (b.embedding <=> a.embedding) >= $3`
+	//	$1 project  $2 ids  $3 model  $4 vectors
+	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding, indexed)
+		SELECT $1, u.id, $3, u.v, false FROM unnest($2::uuid[], $4::vector[]) AS u(id, v)
+		ON CONFLICT (repository_id, memory_id, model) DO UPDATE SET embedding = EXCLUDED.embedding, indexed = false`
 )
 
 // insertRun stores a run's memories (ACTIVE: each has its vector), their "add"
-// events and vectors, and reads the similarities among them, in one round trip.
-// It returns the stored memories in order and, for each, the members before it
-// at or above the gate.
-func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string) ([]Memory, [][]similarTo, error) {
+// events and vectors, in one round trip, and returns the stored memories in
+// order.
+func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string) ([]Memory, error) {
 	n := len(ins)
-	ids, authors, kinds, texts, hashes, vtext := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ids, authors, kinds, texts, hashes := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, in := range ins {
 		ids[i] = in.ID
 		if ids[i] == "" {
 			ids[i] = newUUID()
 		}
-		authors[i], kinds[i], texts[i], hashes[i], vtext[i] = in.Author, string(in.Kind), in.Text, contentHash(in.Text), vectorText(vecs[i])
+		authors[i], kinds[i], texts[i], hashes[i] = in.Author, string(in.Kind), in.Text, contentHash(in.Text)
 	}
 	ids = lowerAll(ids)
 	b := &pgx.Batch{}
 	b.Queue(insertRunSQL, s.project, ids, authors, kinds, texts, hashes)
 	b.Queue(insertRunEventsSQL, s.project, ids, authors)
-	b.Queue(insertRunVectorsSQL, s.project, ids, model, vtext)
-	b.Queue(runPairsSQL, ids, vtext, s.Threshold())
+	b.Queue(insertRunVectorsSQL, s.project, ids, model, binaryVectors(vecs))
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	rows, err := br.Query()
 	if err != nil {
-		return nil, nil, fmt.Errorf("insert: %w", err)
+		return nil, fmt.Errorf("insert: %w", err)
 	}
 	ms, err := pgx.CollectRows(rows, pgx.RowToStructByName[Memory])
 	if err != nil {
-		return nil, nil, fmt.Errorf("insert: %w", err)
+		return nil, fmt.Errorf("insert: %w", err)
 	}
 	if ms, err = inOrder(ms, ids); err != nil {
-		return nil, nil, fmt.Errorf("insert: %w", err)
+		return nil, fmt.Errorf("insert: %w", err)
 	}
 	if _, err := br.Exec(); err != nil {
-		return nil, nil, fmt.Errorf("audit: %w", err)
+		return nil, fmt.Errorf("audit: %w", err)
 	}
 	if _, err := br.Exec(); err != nil {
-		return nil, nil, fmt.Errorf("store embeddings: %w", err)
-	}
-	earlier, err := readRunPairs(br, ms)
-	if err != nil {
-		return nil, nil, err
+		return nil, fmt.Errorf("store embeddings: %w", err)
 	}
 	if err := br.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := s.pinRun(ctx, tx, ms, ins); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return ms, earlier, nil
+	return ms, nil
 }
 
-// readRunPairs reads runPairsSQL's rows into, per member, the members before it.
-func readRunPairs(br pgx.BatchResults, ms []Memory) ([][]similarTo, error) {
-	at := make(map[string]int, len(ms))
-	for i, m := range ms {
-		at[m.ID] = i
+// binaryVectors is vecs as pgvector values, sent in binary: the floats
+// themselves, with no text to format and parse.
+func binaryVectors(vecs [][]float32) []pgvector.Vector {
+	out := make([]pgvector.Vector, len(vecs))
+	for i, v := range vecs {
+		out[i] = pgvector.NewVector(v)
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return nil, fmt.Errorf("compare the batch: %w", err)
-	}
-	defer rows.Close()
-	earlier := make([][]similarTo, len(ms))
-	for rows.Next() {
-		var a, b string
-		var sim float64
-		if err := rows.Scan(&a, &b, &sim); err != nil {
-			return nil, fmt.Errorf("compare the batch: %w", err)
-		}
-		if i, j := at[a], at[b]; j < i {
-			earlier[i] = append(earlier[i], similarTo{j: j, sim: sim})
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("compare the batch: %w", err)
-	}
-	return earlier, nil
+	return out
 }
 
 // inOrder puts the rows an INSERT returned in the order of ids (RETURNING does

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -13,10 +12,10 @@ import (
 // addRun writes and checks a run of new memories without parents, each with its
 // vector, as Add would one after another: the candidates of member i are the
 // candidatePool nearest of the rows stored before the run (candidatesSQL's pool
-// and filters; chosen in Go from the project's vectors, runpool.go, with
-// PostgreSQL's similarities, one statement for the run) merged with the
-// members before i (their similarities from one statement over the run's stored
-// vectors), cut to the pool, filtered, and cut to maxCandidates; then each member
+// and filters; chosen in Go from the project's vectors, runpool.go) merged with
+// the nearest members before i (chosen in Go from the run's vectors), both with
+// PostgreSQL's similarities from one statement for the run (runpairs.go), cut
+// to the pool, filtered, and cut to maxCandidates; then each member
 // in order is judged against its candidates and disputes what it contradicts.
 // That is Add's outcome because within such a run nothing changes a candidate's
 // eligibility: a dispute leaves both sides live, and only a correction (a
@@ -25,16 +24,19 @@ import (
 // past exactPoolMax rows so is the sketch's choice here, so at that size the two
 // can pick a little differently, as an HNSW walk can between any two adds.)
 func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string, judge Judge, out []Added) error {
-	pools, sv, err := s.runPoolsGo(ctx, tx, ins, vecs, model)
+	pools, earlier, sv, err := s.runPools(ctx, tx, ins, vecs, model)
 	if err != nil {
 		return err
 	}
-	ms, earlier, err := s.insertRun(ctx, tx, ins, vecs, model)
+	ms, err := s.insertRun(ctx, tx, ins, vecs, model)
 	if err != nil {
 		return err
 	}
 	if err := s.keepRunVectors(ctx, tx, sv, ms, vecs); err != nil {
 		return err
+	}
+	if mj, ok := judge.(*memoJudge); ok {
+		mj.warm(runClaims(ms, pools, s.Threshold()))
 	}
 	for i, m := range ms {
 		out[i] = Added{Memory: m}
@@ -57,6 +59,24 @@ func (s *Store) addRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][
 		}
 	}
 	return nil
+}
+
+// runClaims is every claim a run's judging can meet: its members and, of
+// each pool (most similar first), the first maxCandidates rows mergePool
+// could keep (kind and text never change within the run).
+func runClaims(ms []Memory, pools [][]pooled, threshold float64) []Claim {
+	var out []Claim
+	for i, m := range ms {
+		out = append(out, Claim{Kind: m.Kind, Text: m.Content})
+		n := 0
+		for _, p := range pools[i] {
+			if p.eligible && p.Similarity >= threshold && n < maxCandidates {
+				out = append(out, Claim{Kind: p.Kind, Text: p.Content})
+				n++
+			}
+		}
+	}
+	return out
 }
 
 // pooled is one row of a member's pool: a stored memory near it, and whether
@@ -99,20 +119,6 @@ func mergePool(pool []pooled, earlier []similarTo, ms []Memory, threshold float6
 type similarTo struct {
 	j   int
 	sim float64
-}
-
-// vectorText is v in pgvector's text form, each component in the shortest
-// form that reads back as the same float32.
-func vectorText(v []float32) string {
-	b := make([]byte, 0, 12*len(v)+2)
-	b = append(b, '[')
-	for i, x := range v {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendFloat(b, float64(x), 'g', -1, 32)
-	}
-	return string(append(b, ']'))
 }
 
 // lowerAll is ids in lower case, as the database prints uuids.

@@ -204,5 +204,10 @@ func checkPlanUsesIndex(b testing.TB, db *pg.DB, project int64, index, model str
 		if !strings.Contains(plan, index) {
 			b.Fatalf("%s does not use the HNSW index %s:\n%s", name, index, plan)
 		}
+		// The unindexed vectors (a pushed run's, delta.go) through their own
+		// partial index, never a scan of the project's vectors.
+		if !strings.Contains(plan, "memory_embeddings_delta_idx") {
+			b.Fatalf("%s does not read the unindexed vectors through memory_embeddings_delta_idx:\n%s", name, plan)
+		}
 	}
 }

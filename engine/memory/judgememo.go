@@ -40,3 +40,25 @@ func (j *memoJudge) analysis(c Claim) *contradict.Analysis {
 	}
 	return an
 }
+
+// warm analyses the claims the memo lacks, over the cores, before a run's
+// judging asks for them one by one in order (an analysis depends on its claim
+// alone, so the order of the analyses changes nothing).
+func (j *memoJudge) warm(claims []Claim) {
+	if j.memo == nil {
+		return
+	}
+	var todo []Claim
+	seen := map[Claim]bool{}
+	for _, c := range claims {
+		if _, ok := j.memo[c]; !ok && !seen[c] {
+			seen[c] = true
+			todo = append(todo, c)
+		}
+	}
+	ans := make([]*contradict.Analysis, len(todo))
+	parallel(len(todo), func(i int) { ans[i] = analyses.get(todo[i]) })
+	for i, c := range todo {
+		j.memo[c] = ans[i]
+	}
+}

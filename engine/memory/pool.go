@@ -14,9 +14,12 @@ import (
 const candidatePool = 40
 
 // poolSQL returns the CTEs "cfg" and "pool" (memory_id, similarity): the
-// candidatePool memories of project $1 nearest to vector $2, through the model's
-// partial HNSW index (same cast, the model as a literal so that the index predicate
-// matches under any plan).
+// candidatePool memories of project $1 nearest to vector $2. The indexed
+// vectors are walked through the model's partial HNSW index (same cast, the
+// model as a literal so that the index predicate matches under any plan); the
+// project's unindexed ones (a pushed run's, until Store.IndexDelta moves them
+// in: delta.go) are compared exactly, through their own small partial index,
+// and the two are cut together, so a vector is a neighbour from its commit on.
 //
 // The project and tenant filters apply to what the index returns, so in a database
 // shared by many projects the nearest rows may all belong to others. With pgvector
@@ -30,15 +33,25 @@ func poolSQL(model string, dims int, iterative bool) string {
 	if iterative {
 		cfg = `SELECT set_config('hnsw.iterative_scan', 'strict_order', true) AS v`
 	}
+	of := `e.repository_id = $1 AND e.model = ` + pg.QuoteLiteral(model)
+	limit := strconv.Itoa(candidatePool)
 	return `cfg AS MATERIALIZED (` + cfg + `),
 pool AS (
-	SELECT p.memory_id, p.similarity FROM cfg CROSS JOIN LATERAL (
-		SELECT e.memory_id, 1 - (` + v + ` <=> $2) AS similarity
+	SELECT n.memory_id, 1 - n.distance AS similarity FROM (
+		SELECT p.memory_id, p.distance FROM cfg CROSS JOIN LATERAL (
+			SELECT e.memory_id, ` + v + ` <=> $2 AS distance
+			FROM memory_embeddings e
+			WHERE ` + of + ` AND e.indexed AND cfg.v IS NOT NULL
+			ORDER BY ` + v + ` <=> $2
+			LIMIT ` + limit + `
+		) p
+		UNION ALL
+		SELECT e.memory_id, ` + v + ` <=> $2
 		FROM memory_embeddings e
-		WHERE e.repository_id = $1 AND e.model = ` + pg.QuoteLiteral(model) + ` AND cfg.v IS NOT NULL
-		ORDER BY ` + v + ` <=> $2
-		LIMIT ` + strconv.Itoa(candidatePool) + `
-	) p
+		WHERE ` + of + ` AND NOT e.indexed
+	) n
+	ORDER BY n.distance
+	LIMIT ` + limit + `
 )`
 }
 

@@ -5,12 +5,10 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/vecsketch"
 )
 
@@ -207,16 +205,12 @@ func (sv *storedVectors) nearest(q []float32, gate float64) []int {
 			consider(i)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int {
-		switch {
-		case a.sim > b.sim:
-			return -1
-		case a.sim < b.sim:
-			return 1
+	hits = topK(hits, candidatePool+pickSlack, func(a, b hit) int {
+		if c := higherFirst(a.sim, b.sim); c != 0 {
+			return c
 		}
 		return a.i - b.i
 	})
-	hits = hits[:min(len(hits), candidatePool+pickSlack)]
 	out := make([]int, len(hits))
 	for k, h := range hits {
 		out[k] = h.i
@@ -272,55 +266,6 @@ func (sv *storedVectors) sketchTop(q []float32, k int) []int {
 	return out
 }
 
-// runPoolsGo is each member's pool among the rows stored before the run, most
-// similar first, cut at candidatePool, with PostgreSQL's similarities and
-// eligibility; and the project's vectors it chose them from (keepRunVectors
-// keeps them for the next run). One round trip for the run, after the vectors.
-func (s *Store) runPoolsGo(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [][]float32, model string) ([][]pooled, *storedVectors, error) {
-	dims := len(vecs[0])
-	sv, err := s.runVectors(ctx, tx, model, dims)
-	if err != nil {
-		return nil, nil, err
-	}
-	pools := make([][]pooled, len(ins))
-	var members []int32
-	var ids, distinct []string
-	seen := map[int]bool{}
-	vtext, hashes := make([]string, len(ins)), make([]string, len(ins))
-	gate := s.Threshold()
-	for i, in := range ins {
-		vtext[i], hashes[i] = vectorText(vecs[i]), contentHash(in.Text)
-		for _, j := range sv.nearest(vecs[i], gate) {
-			members = append(members, int32(i))
-			ids = append(ids, sv.ids[j])
-			if !seen[j] {
-				seen[j] = true
-				distinct = append(distinct, sv.ids[j])
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return pools, sv, nil
-	}
-	b := &pgx.Batch{}
-	b.Queue(pickedRowsSQL, s.project, distinct)
-	b.Queue(pickedSimsSQL(model, dims), s.project, members, ids, vtext, distinct)
-	br := tx.SendBatch(ctx, b)
-	defer br.Close()
-	rows, err := readPicked(br)
-	if err != nil {
-		return nil, nil, fmt.Errorf("find conflict candidates: %w", err)
-	}
-	if err := readPickedSims(br, rows, hashes, pools); err != nil {
-		return nil, nil, fmt.Errorf("find conflict candidates: %w", err)
-	}
-	for i := range pools {
-		slices.SortStableFunc(pools[i], func(a, b pooled) int { return higherFirst(a.Similarity, b.Similarity) })
-		pools[i] = pools[i][:min(len(pools[i]), candidatePool)]
-	}
-	return pools, sv, br.Close()
-}
-
 // pickedRow is a stored memory asked about: its row, whether it is live with
 // a vector, and the content hashes of the memories a keep-both exempts it from.
 type pickedRow struct {
@@ -339,25 +284,6 @@ const pickedRowsSQL = `SELECT m.id::text, m.kind, m.content, m.status, m.created
 		WHERE x.repository_id = $1 AND (x.memory_a = m.id OR x.memory_b = m.id)) AS exempt
 FROM memories m WHERE m.repository_id = $1 AND m.id = ANY($2::uuid[])`
 
-// pickedSimsSQL: for each (member, stored row) pair asked about, the
-// similarity written as poolSQL writes it (the stored vector cast as the index
-// casts it, first), each stored vector read once.
-//
-//	$1 project  $2 member positions  $3 stored ids (parallel to $2)
-//	$4 the members' vectors (text, by position)  $5 the distinct stored ids
-func pickedSimsSQL(model string, dims int) string {
-	return `WITH r AS MATERIALIZED (
-		SELECT (u.ord - 1)::int AS i, u.v::vector AS vec
-		FROM unnest($4::text[]) WITH ORDINALITY AS u(v, ord)),
-	s AS MATERIALIZED (
-		SELECT e.memory_id, ` + pg.VectorExpr("e.embedding", dims) + ` AS vec FROM memory_embeddings e
-		WHERE e.repository_id = $1 AND e.model = ` + pg.QuoteLiteral(model) + ` AND e.memory_id = ANY($5::uuid[]))
-SELECT p.i, p.id::text, 1 - (s.vec <=> r.vec)
-FROM unnest($2::int[], $3::uuid[]) AS p(i, id)
-JOIN r ON r.i = p.i
-JOIN s ON s.memory_id = p.id`
-}
-
 func readPicked(br pgx.BatchResults) (map[string]*pickedRow, error) {
 	rows, err := br.Query()
 	if err != nil {
@@ -374,30 +300,4 @@ func readPicked(br pgx.BatchResults) (map[string]*pickedRow, error) {
 		out[c.ID] = p
 	}
 	return out, rows.Err()
-}
-
-// readPickedSims adds each pair to its member's pool, eligible when the row is
-// live and no keep-both exempts it from the member's content.
-func readPickedSims(br pgx.BatchResults, picked map[string]*pickedRow, hashes []string, pools [][]pooled) error {
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	var i int32
-	var id string
-	var sim float64
-	for rows.Next() {
-		if err := rows.Scan(&i, &id, &sim); err != nil {
-			return err
-		}
-		p, ok := picked[id]
-		if !ok {
-			continue // no memory row: the pool's join drops it too
-		}
-		c := p.candidate
-		c.Similarity = sim
-		pools[i] = append(pools[i], pooled{candidate: c, eligible: p.live && !slices.Contains(p.exempt, hashes[i])})
-	}
-	return rows.Err()
 }

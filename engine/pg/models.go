@@ -71,9 +71,16 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 	})
 }
 
+// hnswDDL is the model's HNSW index on table. The memory index covers the
+// indexed rows only: a pushed run's vectors wait beside it (migration 0016,
+// engine/memory delta.go).
 func hnswDDL(table string, m Model) string {
-	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (%s) WHERE model = %s`,
-		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, hnswKey(table, m.Dims), QuoteLiteral(m.Name))
+	pred := "model = " + QuoteLiteral(m.Name)
+	if table == "memory_embeddings" {
+		pred += " AND indexed"
+	}
+	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (%s) WHERE %s`,
+		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, hnswKey(table, m.Dims), pred)
 }
 
 // hnswKey is the key of a table's HNSW indexes: its cast vector and operator class.

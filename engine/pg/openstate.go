@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/pgvector/pgvector-go"
 	pgxvec "github.com/pgvector/pgvector-go/pgx"
 )
 
@@ -72,5 +73,11 @@ func (st *openState) registerVectorTypes(tm *pgtype.Map) {
 		if arrayOid != nil {
 			tm.RegisterType(&pgtype.Type{Name: "_" + name, OID: *arrayOid, Codec: &pgtype.ArrayCodec{ElementType: t}})
 		}
+	}
+	// A []pgvector.Vector argument goes as vector[] in binary (the memory
+	// store sends a run's vectors so): with QueryExecModeExec pgx picks a
+	// parameter's type from its Go type, and knows none for the slice.
+	if st.oids[1] != nil {
+		tm.RegisterDefaultPgType([]pgvector.Vector(nil), "_vector")
 	}
 }
