@@ -135,28 +135,36 @@ func nearestEarlier(vecs [][]float32, norms []float64, i int, gate float64) []in
 	if norms[i] == 0 {
 		return nil
 	}
-	type hit struct {
-		j   int
-		sim float64
-	}
-	var hits []hit
+	var hits []poolHit
 	for j := range i {
 		if norms[j] == 0 {
 			continue
 		}
 		if sim := vecsketch.Dot(vecs[i], vecs[j]) / (norms[i] * norms[j]); sim >= gate-gateSlack {
-			hits = append(hits, hit{j, sim})
+			hits = append(hits, poolHit{j, sim})
 		}
 	}
-	hits = topK(hits, candidatePool+pickSlack, func(a, b hit) int {
+	return bestPositions(hits)
+}
+
+// poolHit is a position among vectors and its cosine to the one asked about.
+type poolHit struct {
+	pos int
+	sim float64
+}
+
+// bestPositions is the positions of the candidatePool+pickSlack hits of
+// highest similarity, the earlier first among equals.
+func bestPositions(hits []poolHit) []int {
+	hits = topK(hits, candidatePool+pickSlack, func(a, b poolHit) int {
 		if c := higherFirst(a.sim, b.sim); c != 0 {
 			return c
 		}
-		return a.j - b.j
+		return a.pos - b.pos
 	})
 	out := make([]int, len(hits))
 	for k, h := range hits {
-		out[k] = h.j
+		out[k] = h.pos
 	}
 	return out
 }

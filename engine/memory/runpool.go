@@ -182,18 +182,14 @@ func (sv *storedVectors) nearest(q []float32, gate float64) []int {
 		return nil
 	}
 	d := sv.dims
-	type hit struct {
-		i   int
-		sim float64
-	}
-	var hits []hit
+	var hits []poolHit
 	consider := func(i int) {
 		if sv.norms[i] == 0 {
 			return
 		}
 		sim := vecsketch.Dot(q, sv.flat[i*d:(i+1)*d]) / (qn * sv.norms[i])
 		if sim >= gate-gateSlack {
-			hits = append(hits, hit{i, sim})
+			hits = append(hits, poolHit{i, sim})
 		}
 	}
 	if sv.sketch == nil {
@@ -205,17 +201,7 @@ func (sv *storedVectors) nearest(q []float32, gate float64) []int {
 			consider(i)
 		}
 	}
-	hits = topK(hits, candidatePool+pickSlack, func(a, b hit) int {
-		if c := higherFirst(a.sim, b.sim); c != 0 {
-			return c
-		}
-		return a.i - b.i
-	})
-	out := make([]int, len(hits))
-	for k, h := range hits {
-		out[k] = h.i
-	}
-	return out
+	return bestPositions(hits)
 }
 
 // sketchTop is the positions of the k stored vectors of best sketch
