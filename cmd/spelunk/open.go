@@ -30,7 +30,13 @@ func openDBConns(ctx context.Context, g *globals, maxConns int32) (*pg.DB, error
 	if err != nil {
 		return nil, err
 	}
-	return pg.Open(ctx, pg.Options{URL: url, Tenant: g.tenant, MaxConns: maxConns})
+	return pg.Open(ctx, pg.Options{URL: url, Tenant: g.tenant, MaxConns: maxConns, OnMigration: sayMigration})
+}
+
+// sayMigration tells the person waiting that the database's schema is being
+// upgraded: a migration rewriting a large index's tables takes minutes.
+func sayMigration(version int, name string) {
+	fmt.Fprintf(os.Stderr, "spelunk: upgrading the database (migration %04d_%s); on a large index this can take minutes\n", version, name)
 }
 
 // repoRoot is --repo, else the git top level of the current directory, else the

@@ -46,6 +46,10 @@ type Options struct {
 	Tenant string // default DefaultTenant
 	// MaxConns caps the pool; 0 picks pgxpool's default.
 	MaxConns int32
+	// OnMigration, when set, is told of each migration before it is applied to
+	// a database that already has a schema: on a large index one can take
+	// minutes (a column rewrite, an index rebuild), and the caller says so.
+	OnMigration func(version int, name string)
 }
 
 // Open connects, checks the server, applies pending migrations and returns the pool.
@@ -74,7 +78,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := CheckServer(ctx, conn); err != nil {
 		return nil, err
 	}
-	st, err := currentState(ctx, conn)
+	st, err := currentState(ctx, conn, opts.OnMigration)
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +195,7 @@ func openPool(ctx context.Context, cfg *pgxpool.Config, opts Options, first func
 // currentState reads the database's state and, when its schema is not this
 // binary's, migrates it (under the migration lock, which a current schema does
 // not take) and reads the state again.
-func currentState(ctx context.Context, conn *pgx.Conn) (openState, error) {
+func currentState(ctx context.Context, conn *pgx.Conn, onMigration func(int, string)) (openState, error) {
 	st, err := readOpenState(ctx, conn)
 	if err != nil {
 		return st, err
@@ -203,7 +207,7 @@ func currentState(ctx context.Context, conn *pgx.Conn) (openState, error) {
 	if st.applied == len(ms) {
 		return st, nil
 	}
-	if _, err := Migrate(ctx, conn); err != nil {
+	if _, err := migrate(ctx, conn, onMigration); err != nil {
 		return st, err
 	}
 	return readOpenState(ctx, conn)

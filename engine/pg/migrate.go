@@ -106,6 +106,12 @@ func ReadSchemaState(ctx context.Context, conn *pgx.Conn) (SchemaState, error) {
 // advisory lock so that two processes migrating at once apply each file once. It
 // refuses, changing nothing, when the database is newer than this binary.
 func Migrate(ctx context.Context, conn *pgx.Conn) (applied int, err error) {
+	return migrate(ctx, conn, nil)
+}
+
+// migrate is Migrate, telling onMigration (when set) of each migration it is
+// about to apply to a database that already has a schema.
+func migrate(ctx context.Context, conn *pgx.Conn, onMigration func(version int, name string)) (applied int, err error) {
 	ms, err := Migrations()
 	if err != nil {
 		return 0, err
@@ -138,6 +144,9 @@ func Migrate(ctx context.Context, conn *pgx.Conn) (applied int, err error) {
 		return 0, fmt.Errorf("create migrations table: %w", err)
 	}
 	for _, m := range ms[st.Applied:] {
+		if onMigration != nil && st.Applied > 0 {
+			onMigration(m.Version, m.Name)
+		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
