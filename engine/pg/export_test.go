@@ -9,3 +9,7 @@ var KillProcessesIn = killProcessesIn
 
 // MigrationLockForTest is the advisory lock Migrate holds.
 const MigrationLockForTest = int64(migrationLock)
+
+// ApplyMigration applies one migration as Migrate does, for tests that build a
+// database at an older schema.
+var ApplyMigration = applyMigration

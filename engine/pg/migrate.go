@@ -147,19 +147,27 @@ func migrate(ctx context.Context, conn *pgx.Conn, onMigration func(version int, 
 		if onMigration != nil && st.Applied > 0 {
 			onMigration(m.Version, m.Name)
 		}
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.SQL); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO spelunk_schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
-			return err
-		})
-		if err != nil {
-			return applied, fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+		if err := applyMigration(ctx, conn, m); err != nil {
+			return applied, err
 		}
 		applied++
 	}
 	return applied, nil
+}
+
+// applyMigration applies m and records it, in one transaction.
+func applyMigration(ctx context.Context, conn *pgx.Conn, m Migration) error {
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO spelunk_schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
+	}
+	return nil
 }
 
 // checkExtensions fails early, before any DDL, when vector or pg_trgm cannot be created.

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
@@ -46,15 +44,8 @@ func TestOpenTellsOfMigrationsOnAnExistingSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range ms[:len(ms)-1] {
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.SQL); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `INSERT INTO spelunk_schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
-			return err
-		})
-		if err != nil {
-			t.Fatalf("migration %04d: %v", m.Version, err)
+		if err := pg.ApplyMigration(ctx, conn, m); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if db, err = pg.Open(ctx, opts); err != nil {
