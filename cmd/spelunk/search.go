@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,8 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/alecthomas/chroma/v2/quick"
 	"github.com/mattn/go-isatty"
+	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
@@ -309,11 +308,11 @@ func newShowCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(os.Stderr, "note: %s changed on disk since indexed: this is the indexed source (spelunk index --working-tree)\n", full.Path)
 			}
 			if isatty.IsTerminal(os.Stdout.Fd()) && os.Getenv("NO_COLOR") == "" {
-				var buf bytes.Buffer
-				if err := quick.Highlight(&buf, full.Content, render.Lexer(full.Path, full.Language, full.Content).Config().Name, "terminal256", "monokai"); err == nil {
-					fmt.Print(buf.String())
-					return nil
-				}
+				// Dark, as before: asking the terminal for its background costs a round
+				// trip to it with a timeout, more than the rest of the command.
+				hl := render.NewHighlighter(termenv.NewOutput(os.Stdout).EnvColorProfile(), true)
+				fmt.Println(strings.Join(hl.Lines(full.Path, full.Language, full.Content), "\n"))
+				return nil
 			}
 			fmt.Print(full.Content)
 			return nil

@@ -1,5 +1,5 @@
 // Package conflictview is the Conflicts pane: the queue of open memory conflicts,
-// oldest first, each side rendered with glamour beside its author, time, status
+// oldest first, each side rendered as Markdown beside its author, time, status
 // and lineage; resolutions (keep A, keep B, keep both, merge in $EDITOR or an
 // in-app editor, invalidate), skip, undo of the last resolution, and a note that
 // goes with the next resolution.
@@ -501,7 +501,7 @@ func (m *Model) sideWidth(n int) int {
 
 func renderKey(id string, w int) string { return fmt.Sprintf("%s@%d", id, w) }
 
-// ensureRendered renders the current conflict's sides with glamour in a command.
+// ensureRendered renders the current conflict's sides as Markdown in a command.
 func (m *Model) ensureRendered() tea.Cmd {
 	c, ok := m.q.Current()
 	if !ok || m.w <= 0 {
@@ -517,7 +517,7 @@ func (m *Model) ensureRendered() tea.Cmd {
 	return func() tea.Msg {
 		out := make([]string, len(c.Sides))
 		for i, s := range c.Sides {
-			// Glamour's wrap width includes its own 2-cell margin.
+			// Markdown's width includes its own 2-cell margin.
 			out[i] = render.Markdown(s.Content, w, prof, dark)
 		}
 		return renderedMsg{key: k, sides: out}

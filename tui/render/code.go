@@ -5,7 +5,6 @@ import (
 
 	"github.com/alecthomas/chroma/v2"
 	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/muesli/termenv"
 )
 
@@ -19,50 +18,17 @@ type Highlighter struct {
 	seq     map[chroma.TokenType]string // SGR prefix per token type, "" = unstyled
 }
 
-// NewHighlighter builds a highlighter with chroma's github-dark (dark terminals) or
-// github (light) style, converted to profile. With the Ascii profile it only
-// expands tabs.
+// NewHighlighter builds a highlighter with spelunk's palette for dark or light
+// terminals, converted to profile. With the Ascii profile it only expands tabs.
 func NewHighlighter(profile termenv.Profile, dark bool) *Highlighter {
 	h := &Highlighter{profile: profile, seq: map[chroma.TokenType]string{}}
 	if profile == termenv.Ascii {
 		return h
 	}
-	name := "github"
-	if dark {
-		name = "github-dark"
-	}
-	style := styles.Get(name)
-	for tt := range chroma.StandardTypes {
-		e := style.Get(tt)
-		var attrs []string
-		if e.Colour.IsSet() {
-			attrs = append(attrs, profile.Color(e.Colour.String()).Sequence(false))
-		}
-		if e.Bold == chroma.Yes {
-			attrs = append(attrs, "1")
-		}
-		if e.Italic == chroma.Yes {
-			attrs = append(attrs, "3")
-		}
-		if e.Underline == chroma.Yes {
-			attrs = append(attrs, "4")
-		}
-		attrs = nonEmpty(attrs)
-		if len(attrs) > 0 {
-			h.seq[tt] = "\x1b[" + strings.Join(attrs, ";") + "m"
-		}
+	for tt, style := range palette {
+		h.seq[tt] = style.sequence(profile, dark)
 	}
 	return h
-}
-
-func nonEmpty(in []string) []string {
-	out := in[:0]
-	for _, s := range in {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // languageLexers names chroma's lexer for each language spelunk parses
