@@ -10,7 +10,6 @@ import (
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 	"github.com/spelunkhq/spelunk/internal/memlimit"
 	"github.com/spelunkhq/spelunk/internal/proccpu"
@@ -55,7 +54,7 @@ func benchFullIndex(b *testing.B, root string, emb index.Embedder) {
 	ctx := context.Background()
 	for i := 0; i < b.N; i++ {
 		db := pgtest.Open(b)
-		postmaster := postmasterPID(b, db)
+		postmaster := pgtest.Postmaster(b, db)
 		pg0, self0 := proccpu.Cluster(postmaster), proccpu.Self()
 		start := time.Now()
 		sum, err := index.New(db, emb).Index(ctx, root, index.Options{})
@@ -87,17 +86,4 @@ func corpusOf(b *testing.B, src string, lines int) (string, int) {
 	indextest.Git(b, dst, "add", "-A")
 	indextest.Git(b, dst, "commit", "-q", "-m", "corpus")
 	return dst, total
-}
-
-// postmasterPID is the parent of this connection's backend.
-func postmasterPID(b *testing.B, db *pg.DB) int {
-	var backend int
-	if err := db.Pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
-		b.Fatal(err)
-	}
-	pid, err := proccpu.Postmaster(backend)
-	if err != nil {
-		b.Fatal(err)
-	}
-	return pid
 }

@@ -42,7 +42,7 @@ func BenchmarkIncrementalGoroot(b *testing.B) {
 	}
 	b.Logf("first index: %d files, %d chunks, %d edges in %s", sum.FilesIndexed, sum.Symbols, sum.Edges,
 		time.Since(t0).Round(time.Millisecond))
-	postmaster := postmasterPID(b, db)
+	postmaster := pgtest.Postmaster(b, db)
 	stopProfile := startProfile(b)
 	defer stopProfile()
 	edit := editor(b, root, filepath.Join("bufio", "bufio.go"))

@@ -52,14 +52,7 @@ func BenchmarkIndexFile(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var backend int
-	if err := db.Pool.QueryRow(ctx, `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
-		b.Fatal(err)
-	}
-	postmaster, err := proccpu.Postmaster(backend)
-	if err != nil {
-		b.Fatal(err)
-	}
+	postmaster := pgtest.Postmaster(b, db)
 	var durs []time.Duration
 	var goCPU, pgCPU time.Duration
 	i := 0

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/internal/proccpu"
 )
 
 // ClusterDir is a fresh directory a cluster can live in: not t.TempDir, whose
@@ -43,4 +44,20 @@ func Cluster(t testing.TB) *pg.Cluster {
 	c.Throwaway = true
 	t.Cleanup(func() { _ = c.Stop(context.Background()) })
 	return c
+}
+
+// Postmaster is the process id of the server db's pool talks to (the parent of
+// one of its backends), for benchmarks that read the cluster's CPU time
+// (internal/proccpu).
+func Postmaster(t testing.TB, db *pg.DB) int {
+	t.Helper()
+	var backend int
+	if err := db.Pool.QueryRow(context.Background(), `SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	pid, err := proccpu.Postmaster(backend)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
 }
