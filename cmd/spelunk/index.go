@@ -13,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/source"
+	"github.com/spelunkhq/spelunk/internal/priority"
 )
 
 func newIndexCmd(g *globals) *cobra.Command {
@@ -67,6 +69,9 @@ func newIndexCmd(g *globals) *cobra.Command {
 				opts.Progress = func(p index.Progress) { printProgress(p) }
 				opts.ProgressEvery = 100 * time.Millisecond
 			}
+			// An index run gives way to the searches beside it; its large runs
+			// lower their PostgreSQL backends too (pg.DB.Background).
+			priority.LowerProcess(pg.BackgroundNice)
 			sum, err := index.New(db, emb).Index(ctx, root, opts)
 			if tty {
 				statusLine("")

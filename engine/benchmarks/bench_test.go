@@ -164,11 +164,7 @@ func BenchmarkIndex100k(b *testing.B) {
 // SPELUNK_BENCH_SEARCH_LINES sets the corpus size (default 1M lines, 44k chunks;
 // 3000000 takes all of $GOROOT/src, ~100k chunks, the docs/ARCHITECTURE.md §10 scale).
 func BenchmarkSearch50k(b *testing.B) {
-	size := 1_000_000
-	if v, err := strconv.Atoi(os.Getenv("SPELUNK_BENCH_SEARCH_LINES")); err == nil && v > 0 {
-		size = v
-	}
-	root, lines := corpus(b, size)
+	root, lines := corpus(b, searchLines())
 	emb := embedder(b)
 	ctx := context.Background()
 	db := pgtest.Open(b)
@@ -194,29 +190,10 @@ func BenchmarkSearch50k(b *testing.B) {
 	}
 	owner.Close(ctx)
 	names := sampleNames(b, db, sum.RepositoryID, 40)
-	questions := []string{
-		"get the value from the request context",
-		"how is the response body closed after reading",
-		"parse a duration string like 1h30m",
-		"split a path into directory and file name",
-		"compare two byte slices in constant time",
-		"read the next line from a buffered reader",
-		"write the headers of an HTTP response",
-		"what happens when the connection times out",
-		"encode a value as JSON and write it",
-		"sort a slice with a custom less function",
-	}
+	questions := benchQuestions
 	s := search.New(db, sum.RepositoryID, emb)
 	measure := func(name string, n int, f func(i int) error) {
-		durs := make([]time.Duration, 0, n)
-		for i := 0; i < n; i++ {
-			t := time.Now()
-			if err := f(i); err != nil {
-				b.Fatalf("%s: %v", name, err)
-			}
-			durs = append(durs, time.Since(t))
-		}
-		sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
+		durs := latencies(b, n, f)
 		b.ReportMetric(ms(durs[len(durs)/2]), name+"_p50_ms")
 		b.ReportMetric(ms(durs[len(durs)*95/100]), name+"_p95_ms")
 	}
@@ -299,6 +276,30 @@ func BenchmarkSearch50k(b *testing.B) {
 			return err
 		})
 	}
+}
+
+// benchQuestions are the search benchmarks' lay questions about $GOROOT/src,
+// made of common words.
+var benchQuestions = []string{
+	"get the value from the request context",
+	"how is the response body closed after reading",
+	"parse a duration string like 1h30m",
+	"split a path into directory and file name",
+	"compare two byte slices in constant time",
+	"read the next line from a buffered reader",
+	"write the headers of an HTTP response",
+	"what happens when the connection times out",
+	"encode a value as JSON and write it",
+	"sort a slice with a custom less function",
+}
+
+// searchLines is the search benchmarks' corpus size: SPELUNK_BENCH_SEARCH_LINES,
+// default 1M lines.
+func searchLines() int {
+	if v, err := strconv.Atoi(os.Getenv("SPELUNK_BENCH_SEARCH_LINES")); err == nil && v > 0 {
+		return v
+	}
+	return 1_000_000
 }
 
 // measureConcurrent runs workers goroutines of n calls each at once and reports

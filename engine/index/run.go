@@ -35,10 +35,24 @@ type run struct {
 	firstLoad   bool // the database held no postings: the run loaded with its postings indexes deferred
 }
 
+// BulkRunFiles is the size of a run (files written or deleted) from which its
+// statements run on a pool at background priority (pg.DB.Background): a
+// first index, a branch switch. Smaller runs (a save, index_file) keep the
+// open pool, whose connections are warm: a new one costs a few milliseconds.
+const BulkRunFiles = 200
+
 func (r *run) execute(ctx context.Context) error {
 	r.prog.phase("listing")
 	if err := r.plan(ctx); err != nil {
 		return err
+	}
+	if len(r.todo)+len(r.deleted) >= BulkRunFiles {
+		bg, err := r.ix.db.Background(ctx)
+		if err != nil {
+			return err
+		}
+		defer bg.Close()
+		r.w.db = bg
 	}
 	if err := r.load(ctx); err != nil {
 		return err
@@ -220,7 +234,7 @@ func (r *run) resolve(ctx context.Context) error {
 		// already holds others has no rows in the planner's view, and the edge
 		// resolution then ran as nested loops for minutes (13 min at 140k edges).
 		r.prog.phase("analyzing")
-		if err := r.ix.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
+		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
 			return err
 		}
 	}
@@ -267,13 +281,13 @@ func (r *run) resolve(ctx context.Context) error {
 		// and an entry in every edge index (target_id is indexed, so no update
 		// is HOT): a third of the table and its indexes was dead space.
 		r.prog.phase("compacting the edges")
-		if err := r.ix.db.Compact(ctx, "edges"); err != nil {
+		if err := r.w.db.Compact(ctx, "edges"); err != nil {
 			return err
 		}
 	}
 	if bulk {
 		r.prog.phase("analyzing")
-		if err := r.ix.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
+		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
 			return err
 		}
 	}

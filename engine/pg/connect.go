@@ -36,8 +36,9 @@ type DB struct {
 	// did not let us create it: RLS then applies through FORCE on a non-superuser owner).
 	AppRole bool
 
-	iterative atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
-	applied   int          // the schema version Open found
+	iterative  atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
+	applied    int          // the schema version Open found
+	background bool         // its backends run at BackgroundNice (Background)
 }
 
 // Options configure Open.

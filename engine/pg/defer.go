@@ -143,7 +143,7 @@ func postingsIndexNames(ctx context.Context, q interface {
 // indexes packed (VACUUM FULL), for the end of a first bulk load, when nothing
 // else reads them yet: it holds an exclusive lock while it runs.
 func (db *DB) Compact(ctx context.Context, tables ...string) error {
-	conn, err := ConnectOwner(ctx, db.URL)
+	conn, err := db.ownerConn(ctx)
 	if err != nil {
 		return err
 	}

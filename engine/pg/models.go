@@ -165,7 +165,7 @@ func QuoteLiteral(s string) string {
 // application role may not ANALYZE tables it does not own, so this uses an owner
 // connection; a server that refuses is left to autovacuum (not an error).
 func (db *DB) Analyze(ctx context.Context, tables ...string) error {
-	conn, err := ConnectOwner(ctx, db.URL)
+	conn, err := db.ownerConn(ctx)
 	if err != nil {
 		return err
 	}
