@@ -120,12 +120,15 @@ func narrowerSubject(a, b phrase) bool {
 	return narrowing(modifiers(a, b)) || narrowing(modifiers(b, a))
 }
 
-// valueNouns name a kind of value.
-var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count"})
+// valueNouns name a kind of value: a number's, a path's or a duration's.
+var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count", "ttl", "timeout", "interval"})
 
+// narrowing: a modifier qualifies the subject unless it names the kind of value
+// given or bounds it ("the pool's maximum size is 50" gives the pool's limit,
+// as "holds at most 20" does).
 func narrowing(mods []token) bool {
 	for _, t := range mods {
-		if !valueNouns[t.lower] {
+		if !valueNouns[t.lower] && !boundWord(t) {
 			return true
 		}
 	}
