@@ -250,7 +250,10 @@ const maxOwnVerbWords = 2
 func sameSubjectVerbs(a, b phrase) bool {
 	shared := intersect(a.keys, b.keys)
 	ra, rb := ownContent(a, b), ownContent(b, a)
-	if len(shared) < minVerbSubject || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
+	// One shared word is subject enough when it is all the content besides the
+	// verbs ("Backups are retained" vs "We keep backups").
+	lone := len(shared) == 1 && wordCount(a) == len(ra)+1 && wordCount(b) == len(rb)+1
+	if (len(shared) < minVerbSubject && !lone) || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
 		return false
 	}
 	for _, side := range []struct {
@@ -264,6 +267,17 @@ func sameSubjectVerbs(a, b phrase) bool {
 		}
 	}
 	return true
+}
+
+// wordCount counts p's content words, values left out.
+func wordCount(p phrase) int {
+	n := 0
+	for _, t := range p.toks {
+		if t.kind == tWord && isContent(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // afterValue reports whether w comes after the first value of p that o lacks.
