@@ -77,11 +77,12 @@ var tuneFloors = map[string][2]float64{
 // heldout3Floors are the precision / recall floors on pairs_heldout3 per
 // embedder, tune half then test half, just under what the frozen judge reached
 // (tune 1.000 / 0.679 hashing, 1.000 / 0.661 GloVe; test, measured once, 0.846 /
-// 0.485 hashing, 0.844 / 0.559 GloVe); an embedder not listed gets 0.9 / 0.5 and
-// 0.8 / 0.4.
+// 0.485 hashing, 0.844 / 0.559 GloVe; after the sixth round, session i17judge2:
+// tune 1.000 / 0.732 with both, test measured once 0.846 / 0.485 hashing, 0.848 /
+// 0.574 GloVe); an embedder not listed gets 0.9 / 0.5 and 0.8 / 0.4.
 var heldout3Floors = map[string][4]float64{
-	"spelunk-hash-384-v1":   {0.97, 0.67, 0.84, 0.48},
-	"spelunk-glove-128d-v1": {0.97, 0.65, 0.84, 0.55},
+	"spelunk-hash-384-v1":   {0.97, 0.73, 0.84, 0.48},
+	"spelunk-glove-128d-v1": {0.97, 0.73, 0.84, 0.57},
 }
 
 // TestConflictDetectionOnLabelledPairs runs the whole write path on the labelled

@@ -30,6 +30,7 @@ type mark struct {
 // statement is the analysis of one memory's text.
 type statement struct {
 	event   bool
+	text    string // as given, for spellOut
 	clauses []clause
 	words   map[string]bool              // content word keys of the whole statement
 	values  map[string]map[string]string // value type -> key -> as written
@@ -42,6 +43,7 @@ type statement struct {
 func analyze(s Statement) statement {
 	st := statement{
 		event:  s.Event,
+		text:   s.Text,
 		words:  map[string]bool{},
 		values: map[string]map[string]string{},
 		shaped: map[string]bool{},

@@ -80,6 +80,12 @@ func Check(a, b Statement) Result {
 
 // check compares two analysed statements; it only reads them.
 func check(sa, sb statement) Result {
+	// Spelled out, an acronym and its words are one subject (acronym.go).
+	xa, oka := spellOut(sa, sb)
+	xb, okb := spellOut(sb, sa)
+	if oka || okb {
+		sa, sb = xa, xb
+	}
 	names := union(sa.shaped, sb.shaped)
 	if r := polarity(sa, sb, names); r.Contradicts {
 		return r

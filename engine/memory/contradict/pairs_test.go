@@ -71,9 +71,11 @@ var pairSets = []pairSet{
 	// the judge ran on it; tuned on the tune half only (0.879 / 0.518 -> 1.000 /
 	// 0.714). The test half was measured at the baseline (0.857 / 0.529) and once
 	// with the judge frozen (0.848 / 0.574); its floor guards against regressions
-	// and was not tuned towards.
-	{"pairs_heldout3", "tune", 0.97, 0.70},
-	{"pairs_heldout3", "test", 0.84, 0.57},
+	// and was not tuned towards. Sixth round (session i17judge2): tune 0.714 ->
+	// 0.786 recall at 1.000 precision; the test half measured once at the end,
+	// 0.851 / 0.588.
+	{"pairs_heldout3", "tune", 0.97, 0.78},
+	{"pairs_heldout3", "test", 0.85, 0.58},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {

@@ -120,12 +120,15 @@ func narrowerSubject(a, b phrase) bool {
 	return narrowing(modifiers(a, b)) || narrowing(modifiers(b, a))
 }
 
-// valueNouns name a kind of value.
-var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count"})
+// valueNouns name a kind of value: a number's, a path's or a duration's.
+var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "size", "limit", "count", "ttl", "timeout", "interval"})
 
+// narrowing: a modifier qualifies the subject unless it names the kind of value
+// given or bounds it ("the pool's maximum size is 50" gives the pool's limit,
+// as "holds at most 20" does).
 func narrowing(mods []token) bool {
 	for _, t := range mods {
-		if !valueNouns[t.lower] {
+		if !valueNouns[t.lower] && !boundWord(t) {
 			return true
 		}
 	}
@@ -247,7 +250,10 @@ const maxOwnVerbWords = 2
 func sameSubjectVerbs(a, b phrase) bool {
 	shared := intersect(a.keys, b.keys)
 	ra, rb := ownContent(a, b), ownContent(b, a)
-	if len(shared) < minVerbSubject || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
+	// One shared word is subject enough when it is all the content besides the
+	// verbs ("Backups are retained" vs "We keep backups").
+	lone := len(shared) == 1 && wordCount(a) == len(ra)+1 && wordCount(b) == len(rb)+1
+	if (len(shared) < minVerbSubject && !lone) || len(ra) == 0 || len(rb) == 0 || len(ra) > maxOwnVerbWords || len(rb) > maxOwnVerbWords {
 		return false
 	}
 	for _, side := range []struct {
@@ -261,6 +267,17 @@ func sameSubjectVerbs(a, b phrase) bool {
 		}
 	}
 	return true
+}
+
+// wordCount counts p's content words, values left out.
+func wordCount(p phrase) int {
+	n := 0
+	for _, t := range p.toks {
+		if t.kind == tWord && isContent(t) {
+			n++
+		}
+	}
+	return n
 }
 
 // afterValue reports whether w comes after the first value of p that o lacks.
