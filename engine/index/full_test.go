@@ -109,7 +109,7 @@ func bigRepo(t *testing.T, name string, n int) string {
 	return mustReal(t, dir)
 }
 
-// TestVectorIndexStays: the HNSW index and the postings key are deferred, and
+// TestVectorIndexStays: the HNSW index and the postings indexes are deferred, and
 // the edges compacted, only for the first load (of the model; of the
 // database); a full rebuild of that repository and the load of a second one
 // keep them in place (dropping them stalled every search of the shared table).
@@ -121,7 +121,7 @@ func TestVectorIndexStays(t *testing.T) {
 	exists := func() bool {
 		var n int
 		if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE indexname = ANY ($1)`,
-			[]string{indexName, "postings_pkey"}).Scan(&n); err != nil {
+			[]string{indexName, "postings_term_idx"}).Scan(&n); err != nil {
 			t.Error(err)
 		}
 		return n == 2

@@ -26,7 +26,6 @@ type oldSymbol struct {
 	exported              bool
 	startLine             int
 	vector                string // content hash of its vector of the run's model, "" for none
-	search                string // md5 of its search text, which its postings are computed from
 	matched               bool
 }
 

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
@@ -411,9 +413,18 @@ func snapshot(t testing.TB, db *pg.DB) string {
 		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
 		LEFT JOIN files tf ON tf.id = e.target_file_id`)
 	q(`SELECT 'vec', s.path, s.qualified_name, e.model FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id`)
-	q(`SELECT 'post', s.path, s.qualified_name, count(*), sum(p.tf), min(p.dl) FROM postings p JOIN symbols s ON s.id = p.symbol_id
-		GROUP BY s.path, s.qualified_name, s.start_line`)
-	q(`SELECT 'orphan postings', count(*) FROM postings p WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = p.symbol_id)`)
+	// Postings per symbol, decoded, and any orphan among them.
+	repos, err := db.Pool.Query(ctx, `SELECT id FROM repositories`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(repos, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		lines = append(lines, indextest.PostingLines(t, db, id)...)
+	}
 	// Vectors have no foreign key either (migration 0013): none may outlive its symbol.
 	q(`SELECT 'orphan vectors', count(*) FROM symbol_embeddings e WHERE NOT EXISTS (SELECT 1 FROM symbols s WHERE s.id = e.symbol_id)`)
 	// Nor do edges and symbols (migration 0014): they go with their file.

@@ -4,6 +4,7 @@ import (
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/spelunkhq/spelunk/engine/parse"
+	"github.com/spelunkhq/spelunk/engine/postings"
 )
 
 // fileRows collects the rows a batch of files writes, for COPY.
@@ -51,6 +52,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
 	isTest := IsTest(p.Path)
 	texts := p.texts()
+	terms := map[string][]postings.Posting{}
 	for j, s := range p.file.Symbols {
 		var parent any
 		if s.Parent >= 0 && s.Parent < len(ids) && s.Parent != j {
@@ -72,11 +74,9 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 		}
 		nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
 		tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
-		if kept.keepPostings(ids[j], pgText(nameWords), pgText(sigWords), pgText(bodyWords)) {
-			// its postings stay as they are
-		} else if s.Kind != parse.KindPart {
+		if s.Kind != parse.KindPart {
 			for term, f := range tf {
-				r.postings = append(r.postings, []any{w.repoID, term, ids[j], f, docLen})
+				terms[term] = append(terms[term], postings.Posting{Symbol: ids[j], TF: f, DL: docLen})
 			}
 		}
 		w.countName(string(s.Kind), pgText(s.Name), pgTexts(s.Aliases), +1)
@@ -84,12 +84,15 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
 			s.Exported, isTest, p.revision, state,
-			pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), docLen,
+			pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), float32(docLen),
 			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
 		if parent != nil {
 			r.edges = append(r.edges, []any{w.repoID, fid, parent, "contains", ids[j],
 				pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
 		}
+	}
+	for term, ps := range terms {
+		r.postings = append(r.postings, []any{w.repoID, fid, term, len(ps), postings.Encode(nil, ps)})
 	}
 }
 

@@ -2,8 +2,6 @@ package index
 
 import (
 	"context"
-	"crypto/md5"
-	"encoding/hex"
 	"fmt"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,16 +19,12 @@ type keptRows struct {
 	// vectors maps the ids of chunks whose stored vector of the run's model was
 	// computed from the same text (same content hash) to that hash.
 	vectors map[int64]string
-	// search maps each reused id to the md5 of its stored search text;
-	// postings collects the ids whose text, and so postings, are the same.
-	search   map[int64]string
-	postings map[int64]string
 }
 
 // keptRows finds the rows that may stay. A full run keeps no vector: it
 // embeds everything again.
 func (w *writer) keptRows(batch []parsed, old map[string][]oldSymbol, ids [][]int64) *keptRows {
-	k := &keptRows{vectors: map[int64]string{}, search: map[int64]string{}, postings: map[int64]string{}}
+	k := &keptRows{vectors: map[int64]string{}}
 	for i := range batch {
 		byID := map[int64]oldSymbol{}
 		for _, o := range old[batch[i].Path] {
@@ -45,28 +39,12 @@ func (w *writer) keptRows(batch []parsed, old map[string][]oldSymbol, ids [][]in
 			if !ok {
 				continue
 			}
-			k.search[o.id] = o.search
 			if o.vector != "" && o.vector == texts[j].hash && w.reuseSince.IsZero() {
 				k.vectors[o.id] = o.vector
 			}
 		}
 	}
 	return k
-}
-
-// keepPostings reports whether symbol id's stored postings stay: its search
-// text (the words of each field) is the stored one. It records the answer.
-func (k *keptRows) keepPostings(id int64, name, signature, body string) bool {
-	old, ok := k.search[id]
-	if !ok {
-		return false
-	}
-	sum := md5.Sum([]byte(name + "|" + signature + "|" + body))
-	if hex.EncodeToString(sum[:]) != old {
-		return false
-	}
-	k.postings[id] = old
-	return true
 }
 
 // oldIDs lists the ids of the stored symbols of a batch.
@@ -105,19 +83,6 @@ func (w *writer) dropVectors(ctx context.Context, q execer, ids []int64, kept ma
 		AND NOT (model = $3 AND symbol_id = ANY (coalesce($4::bigint[], '{}')))`, w.repoID, ids, w.model, keys(kept))
 	if err != nil {
 		return fmt.Errorf("delete the vectors of %d replaced symbols: %w", len(ids), err)
-	}
-	return nil
-}
-
-// dropPostings deletes the postings of the symbols ids but for those kept
-// names (postings have no foreign key: migration 0003).
-func (w *writer) dropPostings(ctx context.Context, q execer, ids []int64, kept map[int64]string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND symbol_id = ANY ($2)
-		AND NOT symbol_id = ANY (coalesce($3::bigint[], '{}'))`, w.repoID, ids, keys(kept)); err != nil {
-		return fmt.Errorf("delete the postings of %d replaced symbols: %w", len(ids), err)
 	}
 	return nil
 }

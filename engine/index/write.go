@@ -76,8 +76,8 @@ func (w *writer) changedNames() []string {
 }
 
 // forget reads the stored symbols of the files at paths, about to be deleted
-// with them, by path (their postings and vectors go with dropPostings and
-// dropVectors, but for those kept: vectors.go). Their names count as
+// with them, by path (their vectors go with dropVectors, but for those kept:
+// vectors.go; their postings with the file: deleteFileRows). Their names count as
 // removed; which ids are gone for good is the caller's to say (markGone): a
 // rewrite gives most of them to the symbols that replace them (ids.go).
 func (w *writer) forget(ctx context.Context, q interface {
@@ -86,7 +86,7 @@ func (w *writer) forget(ctx context.Context, q interface {
 }, paths []string) (map[string][]oldSymbol, error) {
 	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
 			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line,
-			coalesce(v.content_hash, ''), md5(coalesce(s.search_name, '') || '|' || coalesce(s.search_signature, '') || '|' || coalesce(s.search_body, ''))
+			coalesce(v.content_hash, '')
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		LEFT JOIN symbol_embeddings v ON v.repository_id = s.repository_id AND v.symbol_id = s.id AND v.model = $3
@@ -99,7 +99,7 @@ func (w *writer) forget(ctx context.Context, q interface {
 	var path string
 	var o oldSymbol
 	_, err = pgx.ForEachRow(rows, []any{&path, &o.id, &o.kind, &o.name, &o.qname, &o.aliases, &o.sig,
-		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine, &o.vector, &o.search}, func() error {
+		&o.receiver, &o.result, &o.embeds, &o.exported, &o.startLine, &o.vector}, func() error {
 		w.countName(o.kind, o.name, o.aliases, -1)
 		out[path] = append(out[path], o)
 		o = oldSymbol{}
@@ -235,9 +235,6 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	if err := w.dropVectors(ctx, w.db.Pool, ids, nil); err != nil {
 		return err
 	}
-	if err := w.dropPostings(ctx, w.db.Pool, ids, nil); err != nil {
-		return err
-	}
 	if err := w.deleteFileRows(ctx, w.db.Pool, paths); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
 	}
@@ -245,13 +242,15 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	return nil
 }
 
-// deleteFileRows deletes the files at paths with their symbols and edges, in
-// one statement. No foreign key cascades (migration 0014: a check per inserted
-// row cost more than half of a bulk load's edge inserts); a file's symbols and
-// edges carry its id, the edges being those its symbols are the sources of.
+// deleteFileRows deletes the files at paths with their symbols, edges and
+// postings, in one statement. No foreign key cascades (migration 0014: a check
+// per inserted row cost more than half of a bulk load's edge inserts); a file's
+// symbols, edges and postings carry its id, the edges being those its symbols
+// are the sources of.
 func (w *writer) deleteFileRows(ctx context.Context, q execer, paths []string) error {
 	_, err := q.Exec(ctx, `WITH f AS (SELECT id FROM files WHERE repository_id = $1 AND path = ANY ($2)),
 		e AS (DELETE FROM edges WHERE repository_id = $1 AND file_id IN (SELECT id FROM f)),
+		p AS (DELETE FROM postings WHERE repository_id = $1 AND file_id IN (SELECT id FROM f)),
 		s AS (DELETE FROM symbols WHERE repository_id = $1 AND file_id IN (SELECT id FROM f))
 		DELETE FROM files WHERE repository_id = $1 AND id IN (SELECT id FROM f)`, w.repoID, paths)
 	return err
@@ -311,9 +310,6 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err := w.dropVectors(ctx, tx, oldIDs(old), kept.vectors); err != nil {
 			return err
 		}
-		if err := w.dropPostings(ctx, tx, oldIDs(old), kept.postings); err != nil {
-			return err
-		}
 		pending = append(pending, rows.pending...)
 		if err := copyFileRows(ctx, tx, &rows); err != nil {
 			return err
@@ -345,10 +341,10 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, rows *fileRows) error {
 	if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
 		return err
 	}
-	// In key order: the batch's postings then land leaf page by leaf page in
-	// the primary key instead of at random places across it.
-	if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "term", "symbol_id", "tf", "dl"}, rows.postings,
-		`repository_id, term, symbol_id`); err != nil {
+	// In term order: the batch's rows then land next to each other in the
+	// term index instead of at random places across it.
+	if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
+		`repository_id, term, file_id`); err != nil {
 		return err
 	}
 	if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
@@ -510,10 +506,10 @@ const (
 
 // termFrequencies returns each term's field-weighted frequency and the weighted
 // document length, over the words SearchText produced for each field.
-func termFrequencies(name, signature, body string) (map[string]float32, float32) {
-	tf := map[string]float32{}
-	var n float32
-	add := func(text string, w float32) {
+func termFrequencies(name, signature, body string) (map[string]uint32, uint32) {
+	tf := map[string]uint32{}
+	var n uint32
+	add := func(text string, w uint32) {
 		for _, t := range strings.Fields(text) {
 			// Single characters and bare numbers are a fifth of all postings and
 			// answer no question (whole identifiers such as sha256 keep theirs).

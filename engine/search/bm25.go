@@ -1,9 +1,15 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/spelunkhq/spelunk/engine/postings"
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
@@ -57,28 +63,52 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 			repeats[i] = 1 + math.Log(float64(c))
 		}
 	}
-	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, repeats, limit, float64(n),
-		bm25K1, bm25B, avgdl, channelDepth)
+	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, repeats, limit, float64(n))
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
-	hits, err := collectHits(rows)
+	scores := map[int64]float64{}
+	var idf float64
+	var data []byte
+	_, err = pgx.ForEachRow(rows, []any{&idf, &data}, func() error {
+		return postings.Decode(data, func(p postings.Posting) {
+			tf, dl := float64(p.TF), float64(p.DL)
+			scores[p.Symbol] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+		})
+	})
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
-	return hits, nil
+	return topHits(scores, channelDepth), nil
 }
 
-// bm25SQL scores in one round trip ($2 the terms, $3 their repeat weights, $4 the
-// "common" limit, $5 the chunk count, $6-$8 k1, b and the average length, $9 the
-// depth). Each term's document frequency is counted from the primary key (index
-// only) up to $4; terms that common are dropped unless all are, when the two
-// rarest are kept; idf is the usual BM25 one, times the repeat weight.
+// topHits are the depth best of scores, ties by id.
+func topHits(scores map[int64]float64, depth int) []hit {
+	hits := make([]hit, 0, len(scores))
+	for id, sc := range scores {
+		hits = append(hits, hit{id: id, score: sc})
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return hits[:min(depth, len(hits))]
+}
+
+// bm25SQL finds the packed postings of the terms to score in one round trip
+// ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
+// count), each with its idf. A term's document frequency is the sum of its
+// rows' counts, reading at most $4 rows (each has one posting or more); terms
+// that common are dropped unless all are, when the two rarest are kept, their
+// frequency counted as $4; idf is the usual BM25 one, times the repeat weight.
+// The scores are summed in Go, from the rows (engine/postings).
 const bm25SQL = `
 	WITH q AS (
 		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
 	), df AS MATERIALIZED (
-		SELECT q.term, q.w, q.ord, (SELECT count(*) FROM (SELECT 1 FROM postings p
+		SELECT q.term, q.w, q.ord, (SELECT least(coalesce(sum(x.n), 0), $4) FROM (SELECT p.n FROM postings p
 			WHERE p.repository_id = $1 AND p.term = q.term LIMIT $4) x) AS df
 		FROM q
 	), kept AS (
@@ -86,11 +116,6 @@ const bm25SQL = `
 		UNION ALL
 		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
 		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4)
-	), t AS (
-		SELECT term, w * ln(1 + ($5::float8 - df::float8 + 0.5) / (df::float8 + 0.5)) AS idf FROM kept
 	)
-	SELECT p.symbol_id, sum(t.idf * p.tf * ($6::float8 + 1) / (p.tf + $6::float8 * (1 - $7::float8 + $7::float8 * p.dl / $8::float8))) AS score
-	FROM t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
-	GROUP BY p.symbol_id
-	ORDER BY score DESC, p.symbol_id
-	LIMIT $9`
+	SELECT t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
+	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term`

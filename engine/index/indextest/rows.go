@@ -30,6 +30,7 @@ func Rows(t testing.TB, db *pg.DB, repoID int64) []string {
 		}
 		out = append(out, lines...)
 	}
+	out = append(out, PostingLines(t, db, repoID)...)
 	slices.Sort(out)
 	return out
 }
@@ -71,10 +72,7 @@ var rowQueries = []string{
 	 LEFT JOIN symbols t ON t.repository_id = e.repository_id AND t.id = e.target_id
 	 LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.id = e.target_file_id
 	 WHERE e.repository_id = $1`,
-	// Postings per symbol: how many, and a digest of every (term, tf, dl).
-	`SELECT 'post', ` + symKey("s") + `, count(*), md5(string_agg(p.term || '=' || p.tf || '/' || p.dl, ' ' ORDER BY p.term COLLATE "C"))
-	 FROM postings p LEFT JOIN symbols s ON s.repository_id = p.repository_id AND s.id = p.symbol_id
-	 WHERE p.repository_id = $1 GROUP BY p.symbol_id, 2`,
+	// Postings: PostingLines, which decodes them.
 	// A vector whose symbol is gone (vectors have no foreign key) renders with "-".
 	`SELECT 'vec', ` + symKey("s") + `, v.model, v.content_hash, md5(v.embedding::text)
 	 FROM symbol_embeddings v LEFT JOIN symbols s ON s.repository_id = v.repository_id AND s.id = v.symbol_id
