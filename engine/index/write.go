@@ -80,10 +80,7 @@ func (w *writer) changedNames() []string {
 // vectors.go; their postings with the file: deleteFileRows). Their names count as
 // removed; which ids are gone for good is the caller's to say (markGone): a
 // rewrite gives most of them to the symbols that replace them (ids.go).
-func (w *writer) forget(ctx context.Context, q interface {
-	Query(context.Context, string, ...any) (pgx.Rows, error)
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, paths []string) (map[string][]oldSymbol, error) {
+func (w *writer) forget(ctx context.Context, q querier, paths []string) (map[string][]oldSymbol, error) {
 	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
 			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line,
 			coalesce(v.content_hash, '')
@@ -242,17 +239,32 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	return nil
 }
 
+// querier is a connection or a transaction.
+type querier interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}
+
 // deleteFileRows deletes the files at paths with their symbols, edges and
-// postings, in one statement. No foreign key cascades (migration 0014: a check
-// per inserted row cost more than half of a bulk load's edge inserts); a file's
-// symbols, edges and postings carry its id, the edges being those its symbols
-// are the sources of.
-func (w *writer) deleteFileRows(ctx context.Context, q execer, paths []string) error {
-	_, err := q.Exec(ctx, `WITH f AS (SELECT id FROM files WHERE repository_id = $1 AND path = ANY ($2)),
-		e AS (DELETE FROM edges WHERE repository_id = $1 AND file_id IN (SELECT id FROM f)),
-		p AS (DELETE FROM postings WHERE repository_id = $1 AND file_id IN (SELECT id FROM f)),
-		s AS (DELETE FROM symbols WHERE repository_id = $1 AND file_id IN (SELECT id FROM f))
-		DELETE FROM files WHERE repository_id = $1 AND id IN (SELECT id FROM f)`, w.repoID, paths)
+// postings. No foreign key cascades (migration 0014: a check per inserted row
+// cost more than half of a bulk load's edge inserts); a file's symbols, edges
+// and postings carry its id, the edges being those its symbols are the sources
+// of. The ids are looked up first so that new files delete nothing: a first
+// load runs without the postings indexes (pg.DeferPostingsIndexes), where each
+// delete by file id scanned the whole table (47 s of a $GOROOT/src load).
+func (w *writer) deleteFileRows(ctx context.Context, q querier, paths []string) error {
+	rows, err := q.Query(ctx, `SELECT id FROM files WHERE repository_id = $1 AND path = ANY ($2)`, w.repoID, paths)
+	if err != nil {
+		return fmt.Errorf("look up files: %w", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(ids) == 0 {
+		return err
+	}
+	_, err = q.Exec(ctx, `WITH e AS (DELETE FROM edges WHERE repository_id = $1 AND file_id = ANY ($2)),
+		p AS (DELETE FROM postings WHERE repository_id = $1 AND file_id = ANY ($2)),
+		s AS (DELETE FROM symbols WHERE repository_id = $1 AND file_id = ANY ($2))
+		DELETE FROM files WHERE repository_id = $1 AND id = ANY ($2)`, w.repoID, ids)
 	return err
 }
 
