@@ -73,6 +73,44 @@ func BenchmarkSearchWhileIndexing(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchChannels measures the lexical channel alone and the whole
+// hybrid search, one search after another, over the question/name mix of
+// BenchmarkSearchWhileIndexing on the same repository (SPELUNK_BENCH_BUSY_DB
+// and SPELUNK_BENCH_BUSY_ROOT name an index to measure, e.g. one of all of
+// $GOROOT/src made by each of two builds). Lexical alone isolates BM25's
+// reading of the postings (migration 0017).
+func BenchmarkSearchChannels(b *testing.B) {
+	ctx := context.Background()
+	emb := embedder(b)
+	db, _, repoID := busyRepository(b, emb)
+	queries := append(append([]string{}, benchQuestions...), sampleNames(b, db, repoID, 40)...)
+	s := search.New(db, repoID, emb)
+	modes := []struct {
+		name string
+		opts search.Options
+	}{
+		{"lexical", search.Options{Channels: []search.Channel{search.Lexical}}},
+		{"hybrid", search.Options{}},
+	}
+	for b.Loop() {
+		for _, m := range modes {
+			query := func(i int) error {
+				_, err := s.Search(ctx, queries[i%len(queries)], m.opts)
+				return err
+			}
+			for i := range queries { // warm the caches and the embedder
+				if err := query(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			d := latencies(b, 400, query)
+			b.ReportMetric(ms(d[len(d)/2]), m.name+"_p50_ms")
+			b.ReportMetric(ms(d[len(d)*95/100]), m.name+"_p95_ms")
+			b.ReportMetric(ms(d[len(d)*99/100]), m.name+"_p99_ms")
+		}
+	}
+}
+
 // busyRepository is the indexed repository the benchmark searches: its
 // database, root and id.
 func busyRepository(b *testing.B, emb index.Embedder) (*pg.DB, string, int64) {
