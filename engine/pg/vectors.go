@@ -56,33 +56,34 @@ func (p encodePlanVectorsBinary) Encode(value any, buf []byte) ([]byte, error) {
 	if vs == nil {
 		return nil, nil // NULL, as for a nil slice
 	}
-	size := 12
-	if len(vs) > 0 {
-		size += 8
-	}
+	elems := 0 // each vector: its length, then vector_recv's form
 	for i, v := range vs {
 		if len(v) > math.MaxUint16 {
 			return nil, fmt.Errorf("vector %d of %d: %d dimensions, more than a vector holds", i, len(vs), len(v))
 		}
-		size += 8 + 4*len(v)
+		elems += 8 + 4*len(v)
 	}
-	buf = slices.Grow(buf, size)
 	if len(vs) == 0 {
 		// No dimensions: the empty array.
 		return binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint64(buf, 0), p.elementOID), nil
 	}
+	buf = slices.Grow(buf, 20+elems)
 	buf = binary.BigEndian.AppendUint32(buf, 1) // dimensions
 	buf = binary.BigEndian.AppendUint32(buf, 0) // no NULL
 	buf = binary.BigEndian.AppendUint32(buf, p.elementOID)
 	buf = binary.BigEndian.AppendUint32(buf, uint32(len(vs)))
 	buf = binary.BigEndian.AppendUint32(buf, 1) // lower bound
+	at := len(buf)
+	buf = buf[:at+elems] // grown above: the elements are written in place
 	for _, v := range vs {
-		buf = binary.BigEndian.AppendUint32(buf, uint32(4+4*len(v)))
-		buf = binary.BigEndian.AppendUint16(buf, uint16(len(v)))
-		buf = binary.BigEndian.AppendUint16(buf, 0)
-		for _, f := range v {
-			buf = binary.BigEndian.AppendUint32(buf, math.Float32bits(f))
+		binary.BigEndian.PutUint32(buf[at:], uint32(4+4*len(v)))
+		binary.BigEndian.PutUint16(buf[at+4:], uint16(len(v)))
+		binary.BigEndian.PutUint16(buf[at+6:], 0)
+		out := buf[at+8 : at+8+4*len(v)]
+		for k, f := range v {
+			binary.BigEndian.PutUint32(out[4*k:], math.Float32bits(f))
 		}
+		at += 8 + 4*len(v)
 	}
 	return buf, nil
 }
