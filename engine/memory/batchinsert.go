@@ -5,7 +5,8 @@ import (
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pgvector/pgvector-go"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // The statements insertRun sends in one round trip.
@@ -23,7 +24,10 @@ const (
 		FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, author, ord) ORDER BY u.ord`
 	// Unindexed: the run's vectors wait beside the HNSW index, read exactly by
 	// every neighbour query, until Store.IndexDelta moves them in (delta.go).
-	// The vectors go in binary (vector[]), the floats the caller holds.
+	// The vectors go in binary (vector[]), the floats the caller holds: the
+	// statement is prepared on the connection (insertRun), so the batch sends
+	// it with its described types, where the store's default mode would send
+	// every parameter as text (floats formatted and parsed again).
 	//
 	//	$1 project  $2 ids  $3 model  $4 vectors
 	insertRunVectorsSQL = `INSERT INTO memory_embeddings (repository_id, memory_id, model, embedding, indexed)
@@ -45,10 +49,14 @@ func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs 
 		authors[i], kinds[i], texts[i], hashes[i] = in.Author, string(in.Kind), in.Text, contentHash(in.Text)
 	}
 	ids = lowerAll(ids)
+	// Once per connection (then pgx knows it by its text): a round trip.
+	if _, err := tx.Prepare(ctx, insertRunVectorsSQL, insertRunVectorsSQL); err != nil {
+		return nil, fmt.Errorf("prepare storing embeddings: %w", err)
+	}
 	b := &pgx.Batch{}
 	b.Queue(insertRunSQL, s.project, ids, authors, kinds, texts, hashes)
 	b.Queue(insertRunEventsSQL, s.project, ids, authors)
-	b.Queue(insertRunVectorsSQL, s.project, ids, model, binaryVectors(vecs))
+	b.Queue(insertRunVectorsSQL, s.project, ids, model, pg.Vectors(vecs))
 	br := tx.SendBatch(ctx, b)
 	defer br.Close()
 	rows, err := br.Query()
@@ -75,16 +83,6 @@ func (s *Store) insertRun(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs 
 		return nil, err
 	}
 	return ms, nil
-}
-
-// binaryVectors is vecs as pgvector values, sent in binary: the floats
-// themselves, with no text to format and parse.
-func binaryVectors(vecs [][]float32) []pgvector.Vector {
-	out := make([]pgvector.Vector, len(vecs))
-	for i, v := range vecs {
-		out[i] = pgvector.NewVector(v)
-	}
-	return out
 }
 
 // inOrder puts the rows an INSERT returned in the order of ids (RETURNING does

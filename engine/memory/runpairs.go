@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pgvector/pgvector-go"
 
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/vecsketch"
 )
 
@@ -61,8 +61,10 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 	}
 	// Described first (a round trip more) so that the vectors go in binary:
 	// the store's default mode sends every parameter as text, and formatting
-	// and parsing ~3,700 vectors a run cost more than the similarities.
-	rows, err := tx.Query(ctx, pickedSimsSQL, pgx.QueryExecModeDescribeExec, binaryVectors(vecs), others, members, picks)
+	// and parsing ~3,700 vectors a run cost more than the similarities. The
+	// vectors are the last parameters, the larger last: the parameter buffer
+	// is grown to each when it is encoded, and copies what is before it.
+	rows, err := tx.Query(ctx, pickedSimsSQL, pgx.QueryExecModeDescribeExec, members, picks, pg.Vectors(vecs), others)
 	if err == nil {
 		err = readPickedSims(rows, picked, distinct, hashes, gate, pools, earlier)
 	}
@@ -88,7 +90,7 @@ func (s *Store) runPools(ctx context.Context, tx pgx.Tx, ins []NewMemory, vecs [
 type pairs struct {
 	members, picks []int32
 	distinct       []string
-	others         []pgvector.Vector
+	others         pg.Vectors
 }
 
 // pickPairs is a run's pairs: each member's nearest stored rows and nearest
@@ -113,13 +115,13 @@ func pickPairs(sv *storedVectors, vecs [][]float32, gate float64) pairs {
 				k = int32(len(p.distinct))
 				at[j] = k
 				p.distinct = append(p.distinct, sv.ids[j])
-				p.others = append(p.others, pgvector.NewVector(sv.flat[j*dims:(j+1)*dims]))
+				p.others = append(p.others, sv.flat[j*dims:(j+1)*dims])
 			}
 			p.members, p.picks = append(p.members, int32(i)), append(p.picks, k)
 		}
 	}
 	runAt := int32(len(p.distinct))
-	p.others = append(p.others, binaryVectors(vecs)...)
+	p.others = append(p.others, vecs...)
 	for i := range vecs {
 		for _, j := range before[i] {
 			p.members, p.picks = append(p.members, int32(i)), append(p.picks, runAt+int32(j))
@@ -231,12 +233,12 @@ func parallel(n int, fn func(i int)) {
 // and the others' (the stored rows asked about as runVectors read them, the
 // floats the table holds, then the members again), so no row is read again.
 //
-//	$1 the members' vectors  $2 the others' vectors
-//	$3 member positions  $4 positions in $2 (parallel to $3)
+//	$1 member positions  $2 positions in $4 (parallel to $1)
+//	$3 the members' vectors  $4 the others' vectors
 const pickedSimsSQL = `SELECT p.i, p.k, 1 - (o.v <=> r.v)
-FROM unnest($3::int[], $4::int[]) AS p(i, k)
-JOIN unnest($1::vector[]) WITH ORDINALITY AS r(v, ord) ON r.ord = p.i + 1
-JOIN unnest($2::vector[]) WITH ORDINALITY AS o(v, ord) ON o.ord = p.k + 1`
+FROM unnest($1::int[], $2::int[]) AS p(i, k)
+JOIN unnest($3::vector[]) WITH ORDINALITY AS r(v, ord) ON r.ord = p.i + 1
+JOIN unnest($4::vector[]) WITH ORDINALITY AS o(v, ord) ON o.ord = p.k + 1`
 
 // readPickedSims adds each pair with a stored row to its member's pool,
 // eligible when the row is live and no keep-both exempts it from the member's

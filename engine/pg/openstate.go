@@ -71,13 +71,20 @@ func (st *openState) registerVectorTypes(tm *pgtype.Map) {
 		t := &pgtype.Type{Name: name, OID: *oid, Codec: codecs[i]}
 		tm.RegisterType(t)
 		if arrayOid != nil {
-			tm.RegisterType(&pgtype.Type{Name: "_" + name, OID: *arrayOid, Codec: &pgtype.ArrayCodec{ElementType: t}})
+			var codec pgtype.Codec = &pgtype.ArrayCodec{ElementType: t}
+			if name == "vector" {
+				codec = vectorArrayCodec{&pgtype.ArrayCodec{ElementType: t}} // Vectors in one pass
+			}
+			tm.RegisterType(&pgtype.Type{Name: "_" + name, OID: *arrayOid, Codec: codec})
 		}
 	}
-	// A []pgvector.Vector argument goes as vector[] in binary (the memory
-	// store sends a run's vectors so): with QueryExecModeExec pgx picks a
-	// parameter's type from its Go type, and knows none for the slice.
+	// A []pgvector.Vector or Vectors argument is a vector[]: with
+	// QueryExecModeExec pgx picks a parameter's type from its Go type (and
+	// sends it as text), and knows none for these slices. A statement
+	// described first (prepared, or QueryExecModeDescribeExec) takes them in
+	// binary.
 	if st.oids[1] != nil {
 		tm.RegisterDefaultPgType([]pgvector.Vector(nil), "_vector")
+		tm.RegisterDefaultPgType(Vectors(nil), "_vector")
 	}
 }

@@ -98,14 +98,18 @@ func Dot(a, b []float32) float64 {
 		return 0
 	}
 	// Four accumulators: the loop is the whole cost of a local recall, and
-	// independent sums let the CPU overlap the multiplications.
+	// independent sums let the CPU overlap the multiplications. Four floats of
+	// each a step, sliced once, so that no element is bounds-checked (the sums
+	// are the same, in the same order).
 	var s0, s1, s2, s3 float32
+	b = b[:len(a)]
 	i := 0
 	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
+		x, y := a[i:i+4:i+4], b[i:i+4:i+4]
+		s0 += x[0] * y[0]
+		s1 += x[1] * y[1]
+		s2 += x[2] * y[2]
+		s3 += x[3] * y[3]
 	}
 	for ; i < len(a); i++ {
 		s0 += a[i] * b[i]
