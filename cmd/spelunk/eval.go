@@ -88,7 +88,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&queries, "queries", "", "query file (JSON lines)")
 	cmd.Flags().BoolVar(&baseline, "baseline", false, "also measure fixed 512-token windows with dense-only retrieval")
-	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd) or bm25 (default "+search.DefaultLexical+")")
+	cmd.Flags().StringVar(&lexical, "lexical", "", "lexical scorer: "+search.DefaultLexical+" (the default and, since migration 0018, the only one)")
 	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
 	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")

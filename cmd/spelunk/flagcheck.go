@@ -43,7 +43,7 @@ func oneOf(name, v string, valid ...string) error {
 var symbolKinds = symbols.Kinds
 
 // lexicalScorers are the values of --lexical.
-var lexicalScorers = []string{"cd", "bm25"}
+var lexicalScorers = []string{"bm25"}
 
 // Upper bounds: far past any useful value, low enough that a typo cannot ask the
 // database for millions of rows.

@@ -20,7 +20,7 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"search", "x", "--k", "-3"}, "--k must be between 0 and"},
 		{[]string{"search", "x", "--test-factor", "2"}, "--test-factor must be between 0 and 1"},
 		{[]string{"search", "x", "--half-life", "-1h"}, "--half-life must not be negative"},
-		{[]string{"search", "x", "--lexical", "tfidf"}, "--lexical must be one of cd, bm25"},
+		{[]string{"search", "x", "--lexical", "tfidf"}, "--lexical must be one of bm25"},
 		{[]string{"search", "x", "--kind", "fuzzy"}, "--kind must be one of identifier, semantic"},
 		{[]string{"search", "x", "--channels", "dense,magic"}, "unknown channel"},
 		{[]string{"symbols", "--kind", "funtion"}, "--kind must be one of function, method"},

@@ -90,7 +90,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.DurationVar(&opts.HalfLife, "half-life", 0, "recency decay half-life on the fused top results (0 = off)")
 	f.StringVar(&opts.Anchor, "anchor", "", "seed the graph channel from this symbol")
 	f.StringVar(&kind, "kind", "", "force the query kind: identifier or semantic (default: detected)")
-	f.StringVar(&opts.Lexical, "lexical", "", "lexical scorer: cd (ts_rank_cd cover density) or bm25 (default "+search.DefaultLexical+")")
+	f.StringVar(&opts.Lexical, "lexical", "", "lexical scorer: "+search.DefaultLexical+" (the default and, since migration 0018, the only one)")
 	f.BoolVar(&files, "files", false, "rank files by their definitions' evidence, the best definitions listed under each")
 	f.BoolVar(&explain, "explain", false, "show each result's per-channel ranks, scores and contributions")
 	f.BoolVar(&all, "all", false, "search every indexed repository of the tenant (or give --repo several times)")

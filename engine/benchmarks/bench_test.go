@@ -214,22 +214,6 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, q, search.Options{})
 			return err
 		})
-		measure("hybrid_cd", 200, func(i int) error {
-			q := questions[i%len(questions)]
-			if i%2 == 1 {
-				q = names[i%len(names)]
-			}
-			_, err := s.Search(ctx, q, search.Options{Lexical: "cd"})
-			return err
-		})
-		measure("hybrid_bm25", 200, func(i int) error {
-			q := questions[i%len(questions)]
-			if i%2 == 1 {
-				q = names[i%len(names)]
-			}
-			_, err := s.Search(ctx, q, search.Options{Lexical: "bm25"})
-			return err
-		})
 		issues := issueTexts(b, db, sum.RepositoryID, 20)
 		measure("issue5k", 100, func(i int) error {
 			_, err := s.Search(ctx, issues[i%len(issues)], search.Options{})
@@ -247,12 +231,13 @@ func BenchmarkSearch50k(b *testing.B) {
 			_, err := s.Search(ctx, q, search.Options{Granularity: search.Files, Limit: 10})
 			return err
 		})
-		measure("lexical_cd", 200, func(i int) error {
-			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Lexical: "cd", Channels: []search.Channel{search.Lexical}})
+		measure("lexical", 200, func(i int) error {
+			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Channels: []search.Channel{search.Lexical}})
 			return err
 		})
-		measure("lexical_bm25", 200, func(i int) error {
-			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Lexical: "bm25", Channels: []search.Channel{search.Lexical}})
+		// The literal channel alone: each question is also checked as a phrase.
+		measure("literal", 200, func(i int) error {
+			_, err := s.Search(ctx, questions[i%len(questions)], search.Options{Channels: []search.Channel{search.Literal}})
 			return err
 		})
 		measure("symbol", 200, func(i int) error {

@@ -169,8 +169,8 @@ type Runner struct {
 	DB       *pg.DB
 	RepoID   int64
 	Searcher *search.Searcher
-	// Lexical picks the lexical scorer for every configuration ("cd", "bm25"; ""
-	// = the default).
+	// Lexical picks the lexical scorer for every configuration ("bm25"; "" = the
+	// default).
 	Lexical string
 	// Tune overrides fusion settings (K, Weights, TestFactor) for every search,
 	// to compare settings on a query set.

@@ -84,7 +84,7 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
 			s.Exported, isTest, p.revision, state,
-			pgText(nameWords), pgText(sigWords), pgText(bodyWords), pgSkeleton(skeleton), float32(docLen),
+			pgText(nameWords), pgText(sigWords), pgSkeleton(skeleton), float32(docLen),
 			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
 		if parent != nil {
 			r.edges = append(r.edges, []any{w.repoID, fid, parent, "contains", ids[j],
@@ -116,7 +116,7 @@ func (r *fileRows) addFields(w *writer, p *parsed, fid int64, chunkIDs, ids []in
 			[]string{}, string(parse.KindField), chunkIDs[fl.Owner], nullIfEmpty(pgText(owner.Name)), pgText(fl.Signature), "",
 			fl.StartLine, fl.EndLine, fl.StartByte, fl.EndByte, pgText(fl.Content), contentHash([]byte(fl.Content)), p.file.Language,
 			fl.Exported, isTest, p.revision, fieldState,
-			"", "", "", nil, 0,
+			"", "", nil, 0,
 			nullIfEmpty(pgText(fl.Type)), nil})
 	}
 }

@@ -347,7 +347,7 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, rows *fileRows) error {
 		"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 		"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 		"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-		"search_body", "skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
+		"skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
 		return err
 	}
 	if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {

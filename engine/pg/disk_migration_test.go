@@ -28,8 +28,8 @@ func migrationSQL(t *testing.T, version int) string {
 	return ""
 }
 
-// TestHalfvecMigrationKeepsVectors puts symbol_embeddings back as migration
-// 0013 left it (vector, HNSW over embedding::vector(N)), with rows and both
+// TestHalfvecMigrationKeepsVectors puts symbol_embeddings (and the column of
+// symbols it reads) back as migration 0013 left it (vector, HNSW over embedding::vector(N)), with rows and both
 // kinds of HNSW index (the model's and a repository's own), then applies 0015:
 // every vector must survive as its float16 rounding, and every index must be
 // rebuilt over halfvec under its old name and serve the dense query.
@@ -54,6 +54,8 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 		`CREATE INDEX ` + pgx.Identifier{shared}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx'`,
 		`CREATE INDEX ` + pgx.Identifier{own}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx' AND repository_id = ` + strconv.FormatInt(repo, 10),
 		`CREATE TABLE before_0015 AS SELECT symbol_id, embedding AS v FROM symbol_embeddings`,
+		// 0015 also rebuilt the full-text column from search_body, gone since 0018.
+		`ALTER TABLE symbols ADD COLUMN search_body text NOT NULL DEFAULT ''`,
 	} {
 		if _, err := owner.Exec(ctx, stmt); err != nil {
 			t.Fatalf("%s: %v", stmt, err)

@@ -99,33 +99,6 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	return hits, nil
 }
 
-// symbolTSV is a symbol's weighted full-text vector (name A, signature B, body
-// C) with positions. The stored column tsv is its stripped form (migration
-// 0015: lexemes only, half the bytes), which is all the GIN index and its
-// statistics need; cover density and phrases need the positions, so the "cd"
-// scorer computes them for the rows it ranks.
-const symbolTSV = `(setweight(to_tsvector('simple', s.search_name), 'A') ||
-	setweight(to_tsvector('simple', s.search_signature), 'B') ||
-	setweight(to_tsvector('simple', s.search_body), 'C'))`
-
-// wordsQuery is the tsquery $2 with its phrases (an operand the parser splits,
-// such as 'is_eligible_for_refund', becomes 'is' <-> 'eligible' <-> ...) turned
-// into ANDs of their words: what a stripped vector can answer, and a superset
-// of the phrase's matches. Every phrase operator goes (<-> and <N>; tsTerm
-// keeps < and > out of the operands). A constant: the GIN index answers it.
-const wordsQuery = `regexp_replace(to_tsquery('simple', $2)::text, '<(-|[0-9]+)>', '&', 'g')::tsquery`
-
-// lexicalSQL ranks at most $3 rows holding the words of $2 (a tsquery) by cover
-// density with weights {D, C, B, A} = {-, body, signature, name}, normalised by
-// log length; rows that hold the words but not the phrase are dropped.
-const lexicalSQL = `
-	WITH m AS (
-		SELECT s.id, ` + symbolTSV + ` AS tsv FROM symbols s
-		WHERE s.repository_id = $1 AND s.tsv @@ ` + wordsQuery + ` AND s.kind <> 'part'
-		LIMIT $3)
-	SELECT id, ts_rank_cd('{0.05, 0.2, 0.5, 1.0}', tsv, to_tsquery('simple', $2), 1) AS score
-	FROM m WHERE tsv @@ to_tsquery('simple', $2) ORDER BY score DESC, id LIMIT $4`
-
 // denseSQL is the nearest-neighbour query for a model: the same cast and model
 // filter as the model's partial HNSW index ($2 the query vector, $3 the limit).
 func denseSQL(model string, dims int) string {
@@ -178,134 +151,12 @@ const symbolFuzzySQL = `
 	LIMIT $3`
 
 // commonFraction: a query term found in more than this share of the repository's
-// chunks is dropped from the full-text query (unless every term is that common). On
-// 88k chunks a word in 45k rows costs ~100 ms of ranking and says nothing.
+
+// commonFraction: a query term found in more than this share of the repository's
+// chunks is dropped from BM25's terms (unless every term is that common) and
+// left out of the literal channel's word intersection. On 88k chunks a word in
+// 45k rows costs ~100 ms of ranking and says nothing.
 const commonFraction = 0.03
-
-// lexicalCap bounds how many matching rows are ranked: beyond it the query is too
-// unspecific for rank order to matter much, and ranking is O(matches).
-const lexicalCap = 5000
-
-// lexicalChannel is full text over identifier-split text, OR-ed terms ranked by cover
-// density with weights name (A) > signature (B) > body (C).
-func (s *Searcher) lexicalChannel(ctx context.Context, p plan) ([]hit, error) {
-	terms := make([]string, 0, len(p.words))
-	for _, w := range p.words {
-		if t := tsTerm(w); t != "" {
-			terms = append(terms, t)
-		}
-	}
-	if len(terms) == 0 {
-		return nil, nil
-	}
-	if len(terms) > 1 {
-		var err error
-		if terms, err = s.dropCommonTerms(ctx, terms); err != nil {
-			return nil, err
-		}
-	}
-	query := strings.Join(terms, " | ")
-	if len(terms) >= 3 && len(terms) <= 8 && !strings.Contains(query, "&") {
-		// First the chunks that share at least two of the words: far fewer rows to
-		// rank than any-of-them, and the better answers. Any-of-them only when that
-		// finds too little.
-		var pairs []string
-		for i := range terms {
-			for j := i + 1; j < len(terms); j++ {
-				pairs = append(pairs, "("+terms[i]+" & "+terms[j]+")")
-			}
-		}
-		rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, strings.Join(pairs, " | "), lexicalCap, channelDepth)
-		if err != nil {
-			return nil, fmt.Errorf("lexical channel: %w", err)
-		}
-		hits, err := collectHits(rows)
-		if err != nil {
-			return nil, fmt.Errorf("lexical channel: %w", err)
-		}
-		if len(hits) >= 20 {
-			return hits, nil
-		}
-	}
-	rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, query, lexicalCap, channelDepth)
-	if err != nil {
-		return nil, fmt.Errorf("lexical channel: %w", err)
-	}
-	hits, err := collectHits(rows)
-	if err != nil {
-		return nil, fmt.Errorf("lexical channel: %w", err)
-	}
-	if len(hits) < 10 && strings.Contains(query, "&") {
-		// The common terms never meet in one chunk: any of them will do.
-		rows, err := s.db.Pool.Query(ctx, lexicalSQL, s.repoID, strings.ReplaceAll(query, "&", "|"), lexicalCap/4, channelDepth)
-		if err != nil {
-			return nil, fmt.Errorf("lexical channel: %w", err)
-		}
-		if hits, err = collectHits(rows); err != nil {
-			return nil, fmt.Errorf("lexical channel: %w", err)
-		}
-	}
-	return hits, nil
-}
-
-// dropCommonTerms removes terms matching too large a share of the chunks. The
-// counts stop at the threshold, so a common term costs a bounded amount.
-func (s *Searcher) dropCommonTerms(ctx context.Context, terms []string) ([]string, error) {
-	total, err := s.chunkCount(ctx)
-	if err != nil {
-		return nil, err
-	}
-	limit := int(float64(total)*commonFraction) + 1
-	if limit < 200 {
-		return terms, nil // a small repository: every term is cheap
-	}
-	// The planner's estimate of each term's matches, from the tsvector statistics
-	// ANALYZE keeps (the most common lexemes and their frequencies): exactly the
-	// common-or-not distinction needed, for the price of planning. Counting matches
-	// instead cost ~10 ms a term at 100k chunks.
-	batch := &pgx.Batch{}
-	for _, t := range terms {
-		batch.Queue(`EXPLAIN (FORMAT JSON) SELECT 1 FROM symbols
-			WHERE repository_id = $1 AND tsv @@ `+wordsQuery, s.repoID, t)
-	}
-	br := s.db.Pool.SendBatch(ctx, batch)
-	defer br.Close()
-	var kept []string
-	for _, t := range terms {
-		var plan []struct {
-			Plan struct {
-				Rows float64 `json:"Plan Rows"`
-			} `json:"Plan"`
-		}
-		if err := br.QueryRow().Scan(&plan); err != nil {
-			return nil, fmt.Errorf("lexical term statistics: %w", err)
-		}
-		if len(plan) == 0 || plan[0].Plan.Rows < float64(limit) {
-			kept = append(kept, t)
-		}
-	}
-	if len(kept) == 0 {
-		// Every term is common: requiring all of them is what makes the query
-		// specific (ranking 20k OR-matches is slow and says little).
-		return []string{strings.Join(terms, " & ")}, nil
-	}
-	return kept, nil
-}
-
-// tsTerm makes one word safe as a tsquery operand: letters and digits only, quoted.
-func tsTerm(w string) string {
-	var b strings.Builder
-	for _, r := range w {
-		if r == '\'' || r == '\\' || r == ':' || r == '&' || r == '|' || r == '!' || r == '(' || r == ')' || r == '<' || r == '>' || r == '*' {
-			continue
-		}
-		b.WriteRune(r)
-	}
-	if b.Len() == 0 {
-		return ""
-	}
-	return "'" + b.String() + "'"
-}
 
 // denseChannel ranks by cosine similarity on the model's partial HNSW index. The
 // model name is inlined as a literal so the planner can match the partial index

@@ -17,9 +17,9 @@ import (
 // a log line. Bag-of-words BM25 ranks every chunk that shares the common words of
 // such a phrase; only the exact text tells the one that holds it.
 //
-// It needs no index of its own: the full-text index (the same words the lexical
-// channel indexes) gives the chunks holding all of the phrase's words, and the
-// phrase itself is then checked against each candidate's content.
+// It needs no index of its own: the lexical channel's postings give the chunks
+// holding all of the phrase's words (literalterms.go), and the phrase itself is
+// then checked against each candidate's content.
 
 const (
 	// maxLiterals bounds how many phrases one query checks.
@@ -170,49 +170,52 @@ func allDigits(s string) bool {
 	return true
 }
 
-// literalSQL checks one phrase: candidates are the chunks whose full-text
-// vector holds all of the phrase's words ($2, a tsquery AND, its phrases as
-// ANDs too: wordsQuery; the GIN index intersects the word lists, however common
-// each word is); a candidate is a hit
-// when its content holds the phrase ($4 as typed, or $3 an ILIKE pattern of it),
-// scored 1 when the case matches too and 0.9 otherwise. Among hits, library code
-// and then the smallest chunk (the definition itself rather than its enclosing
-// class) rank first.
+// literalSQL checks one phrase against its candidates ($2: the chunks holding
+// all of its words, literalCandidates): a candidate is a hit when its content
+// holds the phrase ($4 as typed, or $3 an ILIKE pattern of it), scored 1 when
+// the case matches too and 0.9 otherwise. Among hits, library code and then the
+// smallest chunk (the definition itself rather than its enclosing class) rank
+// first.
 const literalSQL = `
-	WITH c AS (
-		SELECT s.id FROM symbols s
-		WHERE s.repository_id = $1 AND s.tsv @@ ` + wordsQuery + ` AND s.kind <> 'part'
-		LIMIT $5)
 	SELECT s.id, CASE WHEN strpos(s.content, $4) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
-	FROM c JOIN symbols s ON s.repository_id = $1 AND s.id = c.id
-	WHERE CASE WHEN strpos(s.content, $4) > 0 THEN true ELSE s.content ILIKE $3 END
+	FROM symbols s
+	WHERE s.repository_id = $1 AND s.id = ANY($2::bigint[]) AND s.kind <> 'part'
+	  AND CASE WHEN strpos(s.content, $4) > 0 THEN true ELSE s.content ILIKE $3 END
 	ORDER BY score DESC, s.is_test, length(s.content), s.path, s.start_line
-	LIMIT $6`
+	LIMIT $5`
 
 // literalChannel ranks the chunks containing the query's phrases. A chunk
 // scores its best phrase (1 when the case matches too, 0.9 otherwise, times the
 // phrase's strength) plus literalExtra for each other phrase it holds. A class
 // is left out when one of its methods holds the phrase: the method is the answer.
 func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
+	var checks []literalCheck
+	for _, l := range p.literals {
+		terms := literalTerms(l.text)
+		if len(terms) == 0 {
+			continue
+		}
+		checks = append(checks, literalCheck{lit: l, terms: terms[:min(len(terms), literalMaxTerms)]})
+	}
+	if len(checks) == 0 {
+		return nil, nil
+	}
+	limit := literalCandidates
+	if p.long {
+		limit = literalLongCandidates // an issue's spans are weaker evidence
+	}
+	cands, err := s.literalCandidates(ctx, checks, limit)
+	if err != nil {
+		return nil, err
+	}
 	batch := &pgx.Batch{}
 	var asked []literalCheck
-	candidates := literalCandidates
-	if p.long {
-		candidates = literalLongCandidates // an issue's spans are weaker evidence
-	}
-	for _, l := range p.literals {
-		c := literalCheck{lit: l, terms: literalTerms(l.text)}
-		var ops []string
-		for _, t := range c.terms[:min(len(c.terms), literalMaxTerms)] {
-			if op := tsTerm(t); op != "" {
-				ops = append(ops, op)
-			}
-		}
-		if len(ops) == 0 {
+	for i, c := range checks {
+		if len(cands[i]) == 0 {
 			continue
 		}
 		asked = append(asked, c)
-		batch.Queue(literalSQL, s.repoID, strings.Join(ops, " & "), "%"+likeEscape(l.text)+"%", l.text, candidates, channelDepth)
+		batch.Queue(literalSQL, s.repoID, cands[i], "%"+likeEscape(c.lit.text)+"%", c.lit.text, channelDepth)
 	}
 	if len(asked) == 0 {
 		return nil, nil

@@ -17,8 +17,8 @@ import (
 
 // TestQueryPlansUseIndexes builds ~20k chunks and checks, as the application role
 // under row-level security, that the dense channel scans the model's HNSW index and
-// the lexical channel the GIN index: no sequential scan of symbols or vectors; BM25
-// finds postings rows by the term index.
+// BM25 and the literal channel find postings rows by the term index: no
+// sequential scan of symbols, vectors or postings.
 func TestQueryPlansUseIndexes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 20k chunks")
@@ -69,16 +69,21 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if strings.Contains(plan, "hnsw") || strings.Contains(plan, "Seq Scan on symbol_embeddings") {
 		t.Errorf("the exact dense query walks the HNSW index or scans every vector:\n%s", plan)
 	}
-	plan = explain(lexicalSQL, repoID, "'zanzibar' | 'quixotic'", lexicalCap, channelDepth)
-	if !strings.Contains(plan, "symbols_tsv_idx") || strings.Contains(plan, "Seq Scan on symbols") {
-		t.Errorf("lexical channel does not use the GIN index:\n%s", plan)
-	}
 	// BM25 reads a term's rows by the term index (migration 0017), both to
-	// count its frequency and to score.
+	// count its frequency and to score; so does the literal channel's word
+	// intersection, and its content check reads the candidates by key.
 	seedPostings(t, db, repoID)
 	plan = explain(bm25SQL, repoID, []string{"refund", "zanzibar"}, []float64{1, 1}, 601, float64(n))
 	if strings.Count(plan, "postings_term_idx") < 2 || strings.Contains(plan, "Seq Scan on postings") {
 		t.Errorf("BM25 does not find postings by the term index:\n%s", plan)
+	}
+	plan = explain(literalTermsSQL, repoID, []string{"refund", "zanzibar"}, 601)
+	if strings.Count(plan, "postings_term_idx") < 2 || strings.Contains(plan, "Seq Scan on postings") {
+		t.Errorf("the literal channel does not find postings by the term index:\n%s", plan)
+	}
+	plan = explain(literalSQL, repoID, []int64{5, 17, 1001}, "%refund%", "refund", channelDepth)
+	if !strings.Contains(plan, "symbols_pkey") || strings.Contains(plan, "Seq Scan on symbols") {
+		t.Errorf("the literal channel does not read its candidates by key:\n%s", plan)
 	}
 }
 
@@ -96,7 +101,7 @@ func seedPostings(t *testing.T, db *pg.DB, repoID int64) {
 	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `INSERT INTO postings (repository_id, file_id, term, n, data, tenant_id)
 		SELECT s.repository_id, s.id, w, count(*), '\x010101'::bytea, s.tenant_id
-		FROM symbols s, regexp_split_to_table(s.search_body, ' ') AS w
+		FROM symbols s, regexp_split_to_table(s.content, ' ') AS w
 		WHERE s.repository_id = $1 GROUP BY 1, 2, 3, 6`, repoID); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +147,7 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		}
 		name := words[rand.IntN(len(words))] + words[rand.IntN(len(words))]
 		rows[i] = []any{rec.ID, int64(i + 1), db.Tenant, int64(1), "synthetic.go", name, name, "function", 1, 2, 0, 10,
-			strings.Join(body, " "), "h", "x", name, "", strings.Join(body, " ")}
+			strings.Join(body, " "), "h", "x", name, ""}
 		v := make([]float32, dims)
 		for j := range v {
 			v[j] = rand.Float32() - 0.5
@@ -151,7 +156,7 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
 		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash",
-		"revision", "search_name", "search_signature", "search_body"}, pgx.CopyFromRows(rows)); err != nil {
+		"revision", "search_name", "search_signature"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id", "model",

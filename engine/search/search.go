@@ -232,9 +232,9 @@ func (s *Searcher) runChannels(ctx context.Context, p plan, opts Options, enable
 		case "bm25":
 			return s.bm25Channel(ctx, p)
 		case "cd":
-			return s.lexicalChannel(ctx, p)
+			return nil, fmt.Errorf("the cover-density lexical scorer (cd) is gone since migration 0018: the BM25 postings are the one lexical structure; use bm25 (the default)")
 		}
-		return nil, fmt.Errorf("unknown lexical scorer %q (cd or bm25)", opts.Lexical)
+		return nil, fmt.Errorf("unknown lexical scorer %q (bm25)", opts.Lexical)
 	})
 	run(Dense, func() ([]hit, error) {
 		if err := s.denseUsable(ctx); err != nil {

@@ -57,8 +57,9 @@ type Options struct {
 	Anchor string
 	// Kind forces the query kind instead of detecting it.
 	Kind QueryKind
-	// Lexical picks the lexical scorer: "cd" (ts_rank_cd cover density over the GIN
-	// index) or "bm25" (BM25F over the postings table); "" = DefaultLexical.
+	// Lexical picks the lexical scorer: "bm25" (BM25F over the postings table) or
+	// "" = DefaultLexical. ("cd", cover density over a tsvector, went with
+	// migration 0018.)
 	Lexical string
 	// Granularity is Symbols (""), or Files: Response.Files then ranks files by
 	// their definitions' evidence, Limit files, with the best definitions under each.
