@@ -78,7 +78,9 @@ func BenchmarkSearchWhileIndexing(b *testing.B) {
 // BenchmarkSearchWhileIndexing on the same repository (SPELUNK_BENCH_BUSY_DB
 // and SPELUNK_BENCH_BUSY_ROOT name an index to measure, e.g. one of all of
 // $GOROOT/src made by each of two builds). Lexical alone isolates BM25's
-// reading of the postings (migration 0017).
+// reading of the postings (migration 0017); literal alone the phrase check,
+// over the mix and pasted error messages, whose words it intersects in the
+// postings (migration 0018).
 func BenchmarkSearchChannels(b *testing.B) {
 	ctx := context.Background()
 	emb := embedder(b)
@@ -86,19 +88,21 @@ func BenchmarkSearchChannels(b *testing.B) {
 	queries := append(append([]string{}, benchQuestions...), sampleNames(b, db, repoID, 40)...)
 	s := search.New(db, repoID, emb)
 	modes := []struct {
-		name string
-		opts search.Options
+		name    string
+		opts    search.Options
+		queries []string
 	}{
-		{"lexical", search.Options{Channels: []search.Channel{search.Lexical}}},
-		{"hybrid", search.Options{}},
+		{"lexical", search.Options{Channels: []search.Channel{search.Lexical}}, queries},
+		{"literal", search.Options{Channels: []search.Channel{search.Literal}}, append(append([]string{}, queries...), benchMessages...)},
+		{"hybrid", search.Options{}, queries},
 	}
 	for b.Loop() {
 		for _, m := range modes {
 			query := func(i int) error {
-				_, err := s.Search(ctx, queries[i%len(queries)], m.opts)
+				_, err := s.Search(ctx, m.queries[i%len(m.queries)], m.opts)
 				return err
 			}
-			for i := range queries { // warm the caches and the embedder
+			for i := range m.queries { // warm the caches and the embedder
 				if err := query(i); err != nil {
 					b.Fatal(err)
 				}
@@ -148,4 +152,13 @@ func latencies(b *testing.B, n int, f func(i int) error) []time.Duration {
 	}
 	sort.Slice(durs, func(i, j int) bool { return durs[i] < durs[j] })
 	return durs
+}
+
+// benchMessages are error messages as a user pastes them, each a string of
+// $GOROOT/src (the default corpus): what the literal channel is for.
+var benchMessages = []string{
+	"use of closed network connection", "bufio: buffer full", "json: cannot unmarshal",
+	"strings.Builder.Grow: negative count", "http: request body too large", "zip: not a valid zip file",
+	"sql: no rows in result set", "malformed MIME header line", "missing port in address",
+	"sync: negative WaitGroup counter", "gzip: invalid header", "context deadline exceeded",
 }

@@ -11,82 +11,94 @@ import (
 	"github.com/spelunkhq/spelunk/engine/postings"
 )
 
-// The literal channel's candidates are the chunks holding every word of the
-// phrase: the intersection of the words' postings (migration 0018: the postings
-// are the one lexical structure). Each list is decoded and intersected here;
-// the phrase itself is then checked against the candidates' content in SQL.
+// The literal channel's candidates are chunks holding the phrase's words: the
+// intersection of the words' postings (migration 0018: the postings are the one
+// lexical structure), decoded and intersected here; the phrase itself is then
+// checked against the candidates' content in SQL, so reading fewer of the
+// words' lists only widens the candidates, never loses a hit.
 //
-// A word in more than commonFraction of the chunks ("the", "err") is left out
-// of the intersection while the phrase's other words narrow it enough: leaving
-// a word out only widens the candidates, which the content check filters, and
-// reading its list costs more than it narrows. When all of a phrase's words are
-// common, or its rarer words leave more candidates than will be checked, up to
-// literalForcedTerms common ones are read too, the longest first (the shortest
-// are the stop words that narrow least).
+// Which lists are read: the phrase's rarest word's always; when even that one
+// is in more than literalNarrow chunks, the next two rarest too, unless they
+// are common (in more than commonFraction of the chunks: "the", "err", lists
+// that cost more to read than they narrow). A phrase whose intersection still
+// holds more candidates than are checked has its other words read too (a
+// second round trip), the rarer first.
 
-// literalForcedTerms bounds the common words read to narrow one phrase.
-const literalForcedTerms = 2
+// literalNarrow is the most chunks the rarest word may be in for its list
+// alone to give the candidates: checking a candidate's content costs about
+// as much as reading and decoding a few dozen postings rows.
+const literalNarrow = 32
 
-// literalTermsSQL reads the postings of the words $2 for intersection, each
-// word's document frequency counted up to $3 (as bm25SQL counts it); a word
-// that common returns its frequency and no data (the one-time filter in the
-// lateral join keeps its list unread).
+// literalMoreTerms bounds the words read in the second round trip, per phrase.
+const literalMoreTerms = 3
+
+// literalTermsSQL gives each word of $2 (the phrases' words; $4 the phrase
+// each belongs to) its document frequency, counted up to $3 as bm25SQL counts
+// it, in rows with no data; then the postings rows of the words picked as
+// above ($5 literalNarrow), in rows with no frequency.
 const literalTermsSQL = `
-	WITH df AS MATERIALIZED (
+	WITH w AS (
+		SELECT term, phrase FROM unnest($2::text[], $4::int[]) AS w(term, phrase)
+	), df AS MATERIALIZED (
 		SELECT q.term, (SELECT least(coalesce(sum(x.n), 0), $3) FROM (SELECT p.n FROM postings p
 			WHERE p.repository_id = $1 AND p.term = q.term LIMIT $3) x) AS df
-		FROM unnest($2::text[]) AS q(term))
-	SELECT d.term, d.df, l.data FROM df d
-	LEFT JOIN LATERAL (SELECT p.data FROM postings p
-		WHERE d.df < $3 AND p.repository_id = $1 AND p.term = d.term) l ON true`
+		FROM (SELECT DISTINCT term FROM w) q
+	), ranked AS (
+		SELECT w.term, d.df, row_number() OVER (PARTITION BY w.phrase ORDER BY d.df, w.term) AS r,
+			min(d.df) OVER (PARTITION BY w.phrase) AS rarest
+		FROM w JOIN df d USING (term)
+	), pick AS (
+		SELECT DISTINCT term FROM ranked
+		WHERE rarest > 0 AND (r = 1 OR (r <= 3 AND rarest > $5 AND df < $3))
+	)
+	SELECT term, df, NULL::bytea FROM df
+	UNION ALL
+	SELECT p.term, NULL, p.data FROM pick JOIN postings p ON p.repository_id = $1 AND p.term = pick.term`
 
-// literalTermsForcedSQL reads the postings of common words $2 whole.
-const literalTermsForcedSQL = `SELECT term, data FROM postings WHERE repository_id = $1 AND term = ANY($2::text[])`
+// literalTermsMoreSQL reads the postings of the words $2 whole.
+const literalTermsMoreSQL = `SELECT term, NULL::int, data FROM postings WHERE repository_id = $1 AND term = ANY($2::text[])`
 
-// termLists are the decoded postings of a query's words: each word's symbol
-// ids in ascending order, and its document frequency (capped).
+// termLists are the decoded postings of a query's words: the symbol ids of
+// each word read, ascending, and each word's document frequency (capped).
 type termLists struct {
 	ids map[string][]int64
 	df  map[string]int
 }
 
 // literalCandidates returns, per check, the ids (ascending) of at most limit
-// chunks holding all of its words; nil for a phrase no chunk can hold.
+// chunks holding its words; empty for a phrase no chunk can hold.
 func (s *Searcher) literalCandidates(ctx context.Context, checks []literalCheck, limit int) ([][]int64, error) {
+	out := make([][]int64, len(checks))
 	st, err := s.repoStats(ctx)
 	if err != nil || st.Docs == 0 {
-		return make([][]int64, len(checks)), err
+		return out, err
 	}
 	common := int(float64(st.Docs)*commonFraction) + 1
 	if common < 200 {
-		common = st.Docs + 1 // a small repository: read every list
+		common = st.Docs + 1 // a small repository: no word is too common to read
 	}
 	var words []string
-	for _, c := range checks {
-		words = append(words, c.terms...)
+	var phrases []int32
+	for i, c := range checks {
+		for _, t := range c.terms {
+			words, phrases = append(words, t), append(phrases, int32(i))
+		}
 	}
-	slices.Sort(words)
-	lists, err := s.readTermLists(ctx, literalTermsSQL, slices.Compact(words), common)
-	if err != nil {
+	lists := termLists{ids: map[string][]int64{}, df: map[string]int{}}
+	if err := s.readTermLists(ctx, lists, literalTermsSQL, words, common, phrases, literalNarrow); err != nil {
 		return nil, err
 	}
-	out := make([][]int64, len(checks))
-	var forced []string
+	var more []string
 	for i, c := range checks {
 		out[i] = lists.intersect(c.terms)
-		if out[i] != nil && len(out[i]) <= limit {
-			continue // narrow enough (or empty)
+		if len(out[i]) > limit {
+			more = append(more, lists.unread(c.terms, common)...)
 		}
-		forced = append(forced, lists.commonTerms(c.terms)...)
 	}
-	if len(forced) > 0 {
-		slices.Sort(forced)
-		more, err := s.readTermLists(ctx, literalTermsForcedSQL, slices.Compact(forced), 0)
-		if err != nil {
+	if len(more) > 0 {
+		slices.Sort(more)
+		if err := s.readTermLists(ctx, lists, literalTermsMoreSQL, slices.Compact(more)); err != nil {
 			return nil, err
-		}
-		for t, ids := range more.ids {
-			lists.ids[t] = ids
 		}
 		for i, c := range checks {
 			out[i] = lists.intersect(c.terms)
@@ -98,56 +110,43 @@ func (s *Searcher) literalCandidates(ctx context.Context, checks []literalCheck,
 	return out, nil
 }
 
-// readTermLists runs one of the statements above over words (common the cap
-// of literalTermsSQL; literalTermsForcedSQL takes none) and decodes the lists.
-func (s *Searcher) readTermLists(ctx context.Context, sql string, words []string, common int) (termLists, error) {
-	args := []any{s.repoID, words}
-	if common > 0 {
-		args = append(args, common)
-	}
-	rows, err := s.db.Pool.Query(ctx, sql, args...)
+// readTermLists runs one of the statements above and adds what it returns
+// (frequencies, decoded lists) to l.
+func (s *Searcher) readTermLists(ctx context.Context, l termLists, sql string, args ...any) error {
+	rows, err := s.db.Pool.Query(ctx, sql, append([]any{s.repoID}, args...)...)
 	if err != nil {
-		return termLists{}, fmt.Errorf("literal channel: %w", err)
+		return fmt.Errorf("literal channel: %w", err)
 	}
-	l := termLists{ids: map[string][]int64{}, df: map[string]int{}}
 	var term string
-	var df int
+	var df *int
 	var data []byte
-	dest := []any{&term, &df, &data}
-	if common == 0 {
-		dest = []any{&term, &data}
-	}
-	_, err = pgx.ForEachRow(rows, dest, func() error {
-		if common > 0 {
-			l.df[term] = df
-		}
-		if data == nil {
+	read := map[string]bool{}
+	_, err = pgx.ForEachRow(rows, []any{&term, &df, &data}, func() error {
+		if df != nil {
+			l.df[term] = *df
 			return nil
 		}
+		read[term] = true
 		ids := l.ids[term]
-		if ids == nil {
-			ids = []int64{} // read, even if a later row of it were empty
-		}
 		err := postings.Decode(data, func(p postings.Posting) { ids = append(ids, p.Symbol) })
 		l.ids[term] = ids
 		return err
 	})
 	if err != nil {
-		return termLists{}, fmt.Errorf("literal channel: %w", err)
+		return fmt.Errorf("literal channel: %w", err)
 	}
-	for _, ids := range l.ids {
-		slices.Sort(ids) // each row is in order; the rows (files) are not
+	for t := range read {
+		slices.Sort(l.ids[t]) // each row is in order; the rows (files) are not
 	}
-	return l, nil
+	return nil
 }
 
 // intersect is the ascending ids holding every read word of terms: nil when a
-// word is in no chunk or none was read (nothing to narrow by), else a slice,
-// empty when no chunk holds them all.
+// word is in no chunk (or none was read).
 func (l termLists) intersect(terms []string) []int64 {
 	var read [][]int64
 	for _, t := range terms {
-		if l.df[t] == 0 && l.ids[t] == nil {
+		if l.df[t] == 0 {
 			return nil // in no chunk: no chunk holds the phrase
 		}
 		if ids, ok := l.ids[t]; ok {
@@ -165,20 +164,23 @@ func (l termLists) intersect(terms []string) []int64 {
 	return out
 }
 
-// commonTerms are up to literalForcedTerms words of terms whose lists were
-// left unread, the longest first; none when a word is in no chunk at all.
-func (l termLists) commonTerms(terms []string) []string {
+// unread are up to literalMoreTerms words of terms whose lists were not
+// read, the rarer first (the common ones, whose frequencies are capped, the
+// longest first: the shortest are the stop words that narrow least).
+func (l termLists) unread(terms []string, common int) []string {
 	var out []string
 	for _, t := range terms {
-		if l.df[t] == 0 && l.ids[t] == nil {
-			return nil
-		}
 		if _, ok := l.ids[t]; !ok {
 			out = append(out, t)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	return out[:min(len(out), literalForcedTerms)]
+	slices.SortStableFunc(out, func(a, b string) int {
+		if c := cmp.Compare(l.df[a], l.df[b]); c != 0 || l.df[a] < common {
+			return c
+		}
+		return cmp.Compare(len(b), len(a))
+	})
+	return out[:min(len(out), literalMoreTerms)]
 }
 
 // intersectSorted keeps the ids of a (ascending) also in b (ascending), in place.

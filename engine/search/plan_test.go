@@ -77,7 +77,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if strings.Count(plan, "postings_term_idx") < 2 || strings.Contains(plan, "Seq Scan on postings") {
 		t.Errorf("BM25 does not find postings by the term index:\n%s", plan)
 	}
-	plan = explain(literalTermsSQL, repoID, []string{"refund", "zanzibar"}, 601)
+	plan = explain(literalTermsSQL, repoID, []string{"refund", "zanzibar"}, 601, []int32{0, 0}, literalNarrow)
 	if strings.Count(plan, "postings_term_idx") < 2 || strings.Contains(plan, "Seq Scan on postings") {
 		t.Errorf("the literal channel does not find postings by the term index:\n%s", plan)
 	}
