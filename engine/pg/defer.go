@@ -106,7 +106,7 @@ func (db *DB) BuildPostingsIndexes(ctx context.Context) error {
 	if have, err = postingsIndexNames(ctx, conn); err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '256MB'`); err != nil {
+	if err := setBuildSession(ctx, conn); err != nil {
 		return fmt.Errorf("build the postings indexes: %w", err)
 	}
 	for i, ix := range postingsIndexes {
@@ -153,10 +153,24 @@ func (db *DB) Compact(ctx context.Context, tables ...string) error {
 		return err
 	}
 	defer conn.Close(context.Background())
+	if err := setBuildSession(ctx, conn); err != nil { // it rebuilds every index
+		return fmt.Errorf("compact %v: %w", tables, err)
+	}
 	for _, t := range tables {
 		if _, err := conn.Exec(ctx, "VACUUM FULL "+pgx.Identifier{t}.Sanitize()); err != nil {
 			return fmt.Errorf("compact %s: %w", t, err)
 		}
 	}
 	return nil
+}
+
+// setBuildSession readies conn for an index build: room to sort and build in
+// memory, and PostgreSQL's parallel workers however small the table. By
+// default a table under 8 MB (min_parallel_table_scan_size: ~27k vectors) is
+// built by one process; with two workers the HNSW build of Go's src/net
+// (6.3k vectors) took 0.82 s instead of 1.15-1.23 s. A bulk load's builds run
+// when its own work is done, so the workers have the cores to themselves.
+func setBuildSession(ctx context.Context, conn *pgx.Conn) error {
+	_, err := conn.Exec(ctx, `SET maintenance_work_mem = '256MB'; SET min_parallel_table_scan_size = 0`)
+	return err
 }

@@ -117,7 +117,7 @@ func (db *DB) BuildModelIndex(ctx context.Context, m Model) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '256MB'`); err != nil {
+	if err := setBuildSession(ctx, conn); err != nil {
 		return fmt.Errorf("build HNSW index of %s: %w", m.Name, err)
 	}
 	for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {

@@ -123,7 +123,7 @@ func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) e
 			return fmt.Errorf("drop the failed vector index of repository %d: %w", repoID, err)
 		}
 	}
-	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '256MB'`); err != nil {
+	if err := setBuildSession(ctx, conn); err != nil {
 		return fmt.Errorf("build the vector index of repository %d: %w", repoID, err)
 	}
 	ddl := fmt.Sprintf(`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings
