@@ -33,6 +33,9 @@ type run struct {
 	resolver    *importResolver
 	emb         *embedStage
 	firstLoad   bool // the database held no postings: the run loaded with its postings indexes deferred
+	// edgesDeferred: the database held no edges, and the run loads and
+	// resolves them without their lookup indexes (pg.DeferEdgeIndexes).
+	edgesDeferred bool
 }
 
 // BulkRunFiles is the size of a run (files written or deleted) from which its
@@ -167,6 +170,15 @@ func (r *run) load(ctx context.Context) error {
 		if postingsDeferred, err = ix.db.DeferPostingsIndexes(ctx); err != nil {
 			return err
 		}
+		if r.edgesDeferred, err = ix.db.DeferEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if !r.edgesDeferred {
+		// Missing after a deferred load that did not finish.
+		if err := ix.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	if !postingsDeferred {
 		// Missing after a deferred load that did not finish.
@@ -282,6 +294,12 @@ func (r *run) resolve(ctx context.Context) error {
 		// is HOT): a third of the table and its indexes was dead space.
 		r.prog.phase("compacting the edges")
 		if err := r.w.db.Compact(ctx, "edges"); err != nil {
+			return err
+		}
+	}
+	if r.edgesDeferred {
+		r.prog.phase("building the edge indexes")
+		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
 			return err
 		}
 	}

@@ -12,9 +12,12 @@ import (
 )
 
 // postingsIndexDefs maps each index of postings to its definition.
-func postingsIndexDefs(t *testing.T, db *pg.DB) map[string]string {
+func postingsIndexDefs(t *testing.T, db *pg.DB) map[string]string { return indexDefs(t, db, "postings") }
+
+// indexDefs maps each index of table to its definition.
+func indexDefs(t *testing.T, db *pg.DB, table string) map[string]string {
 	t.Helper()
-	rows, err := db.Pool.Query(context.Background(), `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'postings'`)
+	rows, err := db.Pool.Query(context.Background(), `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = $1`, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,4 +83,42 @@ func keys(m map[string]string) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// TestEdgeIndexesDeferredOnlyWhenEmpty drops the edge lookup indexes for a
+// first bulk load, keeping the ones its resolution reads, builds them back as
+// the migrations define them, and keeps them once any edge is stored.
+func TestEdgeIndexesDeferredOnlyWhenEmpty(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	want := indexDefs(t, db, "edges")
+	deferred, err := db.DeferEdgeIndexes(ctx)
+	if err != nil || !deferred {
+		t.Fatalf("defer on an empty table: %v (err %v)", deferred, err)
+	}
+	kept := keys(indexDefs(t, db, "edges"))
+	if !slices.Equal(kept, []string{"edges_file_idx", "edges_pkey", "edges_source_idx", "edges_target_idx"}) {
+		t.Fatalf("indexes kept through the deferral: %v", kept)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO edges (repository_id, file_id, source_id, kind, target_name, path, line)
+		SELECT 1, g % 7, g, 'calls', 'f' || (g % 50), 'a.go', g FROM generate_series(1, 500) g`); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second finds them and does nothing
+		if err := db.BuildEdgeIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := indexDefs(t, db, "edges")
+	if !slices.Equal(keys(got), keys(want)) {
+		t.Fatalf("indexes after the build: %v, want %v", keys(got), keys(want))
+	}
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s rebuilt as %q, want %q", name, got[name], def)
+		}
+	}
+	if deferred, err := db.DeferEdgeIndexes(ctx); err != nil || deferred {
+		t.Fatalf("defer with edges stored: %v (err %v), want kept", deferred, err)
+	}
 }
