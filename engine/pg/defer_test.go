@@ -12,7 +12,9 @@ import (
 )
 
 // postingsIndexDefs maps each index of postings to its definition.
-func postingsIndexDefs(t *testing.T, db *pg.DB) map[string]string { return indexDefs(t, db, "postings") }
+func postingsIndexDefs(t *testing.T, db *pg.DB) map[string]string {
+	return indexDefs(t, db, "postings")
+}
 
 // indexDefs maps each index of table to its definition.
 func indexDefs(t *testing.T, db *pg.DB, table string) map[string]string {
