@@ -93,36 +93,44 @@ func (db *DB) BuildPostingsIndexes(ctx context.Context) error {
 	if err != nil || len(have) == len(postingsIndexes) {
 		return err
 	}
+	return db.withBuildConn(ctx, "spelunk postings indexes", func(conn *pgx.Conn) error {
+		if have, err = postingsIndexNames(ctx, conn); err != nil {
+			return err
+		}
+		for i, ix := range postingsIndexes {
+			if slices.Contains(have, ix.name) {
+				continue
+			}
+			if _, err := conn.Exec(ctx, ix.build); err != nil {
+				return fmt.Errorf("build the postings index %s: %w", ix.name, err)
+			}
+			if i == 0 {
+				if _, err := conn.Exec(ctx, `CLUSTER postings USING postings_term_idx`); err != nil {
+					return fmt.Errorf("write the postings in term order: %w", err)
+				}
+			}
+		}
+		return nil
+	})
+}
+
+// withBuildConn runs build on an owner connection readied by setBuildSession
+// and holding the session lock named lock, so that two runs finding the same
+// indexes missing build them once: the second waits, then finds them.
+func (db *DB) withBuildConn(ctx context.Context, lock string, build func(*pgx.Conn) error) error {
 	conn, err := ConnectOwner(ctx, db.URL)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	// Two runs finding them missing at once: the second waits, then finds them.
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('spelunk postings indexes'))`); err != nil {
-		return fmt.Errorf("lock the postings index build: %w", err)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1))`, lock); err != nil {
+		return fmt.Errorf("lock the build of the %s: %w", lock, err)
 	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext('spelunk postings indexes'))`) //nolint:errcheck
-	if have, err = postingsIndexNames(ctx, conn); err != nil {
-		return err
-	}
+	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext($1))`, lock) //nolint:errcheck
 	if err := setBuildSession(ctx, conn); err != nil {
-		return fmt.Errorf("build the postings indexes: %w", err)
+		return fmt.Errorf("build the %s: %w", lock, err)
 	}
-	for i, ix := range postingsIndexes {
-		if slices.Contains(have, ix.name) {
-			continue
-		}
-		if _, err := conn.Exec(ctx, ix.build); err != nil {
-			return fmt.Errorf("build the postings index %s: %w", ix.name, err)
-		}
-		if i == 0 {
-			if _, err := conn.Exec(ctx, `CLUSTER postings USING postings_term_idx`); err != nil {
-				return fmt.Errorf("write the postings in term order: %w", err)
-			}
-		}
-	}
-	return nil
+	return build(conn)
 }
 
 // postingsIndexNames lists the postings indexes that exist.

@@ -53,24 +53,12 @@ func (db *DB) BuildEdgeIndexes(ctx context.Context) error {
 	if have == len(names) {
 		return nil
 	}
-	conn, err := ConnectOwner(ctx, db.URL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	// Two runs finding them missing at once: the second waits, then finds
-	// them (IF NOT EXISTS) and skips.
-	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('spelunk edge indexes'))`); err != nil {
-		return fmt.Errorf("lock the edge index build: %w", err)
-	}
-	defer conn.Exec(context.Background(), `SELECT pg_advisory_unlock(hashtext('spelunk edge indexes'))`) //nolint:errcheck
-	if err := setBuildSession(ctx, conn); err != nil {
-		return fmt.Errorf("build the edge indexes: %w", err)
-	}
-	for _, ix := range edgeLookupIndexes {
-		if _, err := conn.Exec(ctx, ix.build); err != nil {
-			return fmt.Errorf("build the edge index %s: %w", ix.name, err)
+	return db.withBuildConn(ctx, "spelunk edge indexes", func(conn *pgx.Conn) error {
+		for _, ix := range edgeLookupIndexes { // IF NOT EXISTS: a build that ran meanwhile is kept
+			if _, err := conn.Exec(ctx, ix.build); err != nil {
+				return fmt.Errorf("build the edge index %s: %w", ix.name, err)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
