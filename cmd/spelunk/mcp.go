@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -140,6 +141,10 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 	}
 	db, err := openDB(ctx, g)
 	if err != nil {
+		if srv, stop, cerr := cacheOnlyMCPServer(ctx, g, emb, roots, o, err); cerr == nil {
+			defer stop()
+			return runMCP(ctx, g, srv, o, roots)
+		}
 		return err
 	}
 	defer db.Close()
@@ -164,12 +169,16 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 			defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
 		}
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, logger)
+	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, mcpLogger())
 	if err != nil {
 		return err
 	}
 	defer stopCache() // before the pool closes
+	return runMCP(ctx, g, srv, o, roots)
+}
+
+// runMCP serves srv on stdio, or on o.httpAddr, until the client or ctx ends.
+func runMCP(ctx context.Context, g *globals, srv *mcpserver.Server, o mcpOptions, roots []string) error {
 	if o.httpAddr == "" {
 		// Not mcp.StdioTransport: it ends the session on the first malformed line.
 		err := srv.Run(ctx, mcpserver.Stdio(os.Stdin, os.Stdout, mcpMaxMessage))
@@ -178,7 +187,50 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 		}
 		return err
 	}
-	return serveMCPHTTP(ctx, srv, o.httpAddr, strings.Join(roots, ", "), g.tenant, logger)
+	return serveMCPHTTP(ctx, srv, o.httpAddr, strings.Join(roots, ", "), g.tenant, mcpLogger())
+}
+
+// mcpLogger logs warnings and errors on stderr (stdout is the protocol).
+func mcpLogger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+// cacheOnlyMCPServer is the server of a start without the database (a laptop
+// offline, the shared server down): when every repository has a local memory
+// cache, the memory tools answer from it and queue their writes, which the
+// next start with the database reachable pushes; the other tools say why they
+// cannot answer. It fails (and the start with it) when a repository has no
+// cache: there would be nothing to serve.
+func cacheOnlyMCPServer(ctx context.Context, g *globals, emb embed.Embedder, roots []string, o mcpOptions,
+	unreachable error) (*mcpserver.Server, func(), error) {
+	offline := *g
+	offline.offline = true // the core is not asked: memoryClient opens no sync loop
+	var repos []mcpserver.Repo
+	var stops []func()
+	stopAll := func() {
+		for _, stop := range slices.Backward(stops) {
+			stop()
+		}
+	}
+	for _, root := range roots {
+		path, err := cacheFile(g, root)
+		if err != nil || path == "" {
+			stopAll()
+			return nil, nil, fmt.Errorf("no memory cache for %s", root)
+		}
+		cl, stop, err := memoryClient(ctx, &offline, root, nil, 0, emb, io.Discard)
+		if err != nil {
+			stopAll()
+			return nil, nil, err
+		}
+		stops = append(stops, stop)
+		repos = append(repos, mcpserver.Repo{Root: root, Memory: cl})
+	}
+	fmt.Fprintf(os.Stderr, "spelunk mcp: the database is unreachable (%s): memory is served from the local cache, "+
+		"its writes queued until a start with the database up; the code tools cannot answer\n", pg.RedactText(unreachable.Error()))
+	cfg := mcpserver.Config{Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
+		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: mcpLogger(), Unreachable: unreachable}
+	return mcpserver.New(cfg), stopAll, nil
 }
 
 func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant string, logger *slog.Logger) error {

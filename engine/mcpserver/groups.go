@@ -53,6 +53,8 @@ func (s *Server) register(groups []string) {
 		addTool(s, "retrieve_context", "Prompt-ready source: whole symbols matching a query, packed under a token budget.", indexedOnly(s, s.retrieveContext))
 	}
 	if on(GroupMemory) {
+		s.memoryTools = map[string]bool{"briefing": true, "recall": true, "remember": true, "supersede_memory": true,
+			"invalidate_memory": true, "set_nugget": true, "list_conflicts": true}
 		addTool(s, "briefing", "Call first: top memories, nuggets, the latest state, open conflict count.", s.briefing)
 		addTool(s, "recall", "Search live memories by meaning and words.", s.recall)
 		addTool(s, "remember", "Store a memory; one that contradicts another comes back DISPUTED with the conflict.", s.remember)

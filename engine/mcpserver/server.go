@@ -60,6 +60,10 @@ type Config struct {
 	// Repos[0]) unless its Repo.Memory is set; nil = the core's memory store.
 	// Each of Repos has its own Repo.Memory.
 	Memory MemoryStore
+	// Unreachable is why DB is nil when the server was started without its
+	// database: the memory tools are then served by each Repo.Memory (the
+	// local caches) and every other tool answers with this reason.
+	Unreachable error
 }
 
 // MemoryStore is what the memory tools use: memory.Store's methods, served by the
@@ -82,6 +86,9 @@ type Server struct {
 	srv   *mcp.Server
 	repos []*binding // the allowlist, the default first; never empty
 	tools []*mcp.Tool
+	// memoryTools are the tools served from a repository's memory alone, which
+	// answer from the local cache when the database is unreachable.
+	memoryTools map[string]bool
 }
 
 // New returns a server with the tools of cfg.Groups registered. A Config with no
@@ -118,6 +125,7 @@ func New(cfg Config) *Server {
 func (s *Server) bind(r Repo) *binding {
 	b := &binding{Repo: r}
 	if s.cfg.DB == nil {
+		b.mem = r.Memory // the local cache, or nil: nothing to serve
 		return b
 	}
 	var emb search.Embedder
@@ -161,6 +169,22 @@ func (s *Server) Tools() []*mcp.Tool { return s.tools }
 // errUnbound is returned by a tool called on a server built without a database.
 var errUnbound = errors.New("server not bound to a database")
 
+// bound fails a call the server cannot serve without its database: any tool
+// but the memory tools of a repository with a local cache, which answer from it.
+func (s *Server) bound(ctx context.Context, tool string) error {
+	if s.cfg.DB != nil {
+		return nil
+	}
+	if s.memoryTools[tool] && s.repo(ctx).mem != nil {
+		return nil
+	}
+	if s.cfg.Unreachable != nil {
+		return fmt.Errorf("%s: the database was unreachable when spelunk mcp started (%v), and this tool needs it; "+
+			"memory is served from the local cache, its writes queued: restart spelunk mcp once the database is back", tool, s.cfg.Unreachable)
+	}
+	return errUnbound
+}
+
 // addTool registers a typed tool with an explicit input schema (so the
 // definitions can be hashed), a timeout and a recover: a panic in a handler
 // becomes a tool error and the server keeps serving.
@@ -181,15 +205,15 @@ func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, 
 				res, out, err = nil, nil, fmt.Errorf("%s: internal error (%v); the server is still running", name, r)
 			}
 		}()
-		if s.cfg.DB == nil {
-			return nil, nil, errUnbound
-		}
 		ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 		defer cancel()
 		if ra, ok := any(in).(repoArger); ok {
 			if ctx, err = s.withRepo(ctx, ra.repoArg()); err != nil {
 				return nil, nil, err
 			}
+		}
+		if err := s.bound(ctx, name); err != nil {
+			return nil, nil, err
 		}
 		o, err := h(ctx, req, in)
 		if err != nil {
@@ -207,6 +231,9 @@ func (s *Server) explain(ctx context.Context, name string, err error) error {
 	var ni notIndexedError
 	if errors.As(err, &ba) || errors.As(err, &ni) {
 		return err
+	}
+	if s.cfg.DB == nil {
+		return err // served from the cache: there is no database to ask
 	}
 	if down := s.unavailable(ctx); down != nil {
 		return fmt.Errorf("%s: %w", name, down)
