@@ -15,14 +15,15 @@ import (
 // intersection of the words' postings (migration 0018: the postings are the one
 // lexical structure), decoded and intersected here; the phrase itself is then
 // checked against the candidates' content in SQL, so reading fewer of the
-// words' lists only widens the candidates, never loses a hit.
+// words' lists only widens the candidates (until they are cut at the limit).
 //
 // Which lists are read: the phrase's rarest word's always; when even that one
 // is in more than literalNarrow chunks, the next two rarest too, unless they
 // are common (in more than commonFraction of the chunks: "the", "err", lists
 // that cost more to read than they narrow). A phrase whose intersection still
-// holds more candidates than are checked has its other words read too (a
-// second round trip), the rarer first.
+// holds more candidates than are checked has more of its words read (a
+// second round trip: unread); past that the candidates are cut at the limit,
+// in id order.
 
 // literalNarrow is the most chunks the rarest word may be in for its list
 // alone to give the candidates: checking a candidate's content costs about
@@ -164,23 +165,31 @@ func (l termLists) intersect(terms []string) []int64 {
 	return out
 }
 
-// unread are up to literalMoreTerms words of terms whose lists were not
-// read, the rarer first (the common ones, whose frequencies are capped, the
-// longest first: the shortest are the stop words that narrow least).
+// unread are the words of terms whose lists were not read: up to
+// literalMoreTerms that are not common, the rarer first, and the longest
+// common one (the shortest are the stop words that narrow least). One common
+// list, not three: at 303k chunks reading two or three of them took 30-58 ms
+// of a question's literal search, while one is what a pasted message such as
+// "invalid argument" needs ("argument" alone left 1,253 candidates at 101k
+// chunks, past the limit; with "invalid" 188, all of the phrase's holders).
 func (l termLists) unread(terms []string, common int) []string {
-	var out []string
+	var rare []string
+	longest := ""
 	for _, t := range terms {
-		if _, ok := l.ids[t]; !ok {
-			out = append(out, t)
+		switch _, read := l.ids[t]; {
+		case read:
+		case l.df[t] < common:
+			rare = append(rare, t)
+		case len(t) > len(longest):
+			longest = t
 		}
 	}
-	slices.SortStableFunc(out, func(a, b string) int {
-		if c := cmp.Compare(l.df[a], l.df[b]); c != 0 || l.df[a] < common {
-			return c
-		}
-		return cmp.Compare(len(b), len(a))
-	})
-	return out[:min(len(out), literalMoreTerms)]
+	slices.SortStableFunc(rare, func(a, b string) int { return cmp.Compare(l.df[a], l.df[b]) })
+	out := rare[:min(len(rare), literalMoreTerms)]
+	if longest != "" {
+		out = append(out, longest)
+	}
+	return out
 }
 
 // intersectSorted keeps the ids of a (ascending) also in b (ascending), in place.
