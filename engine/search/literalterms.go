@@ -30,7 +30,8 @@ import (
 // as much as reading and decoding a few dozen postings rows.
 const literalNarrow = 32
 
-// literalMoreTerms bounds the words read in the second round trip, per phrase.
+// literalMoreTerms bounds the words that are not common read in the second
+// round trip, per phrase (one common word may join them: unread).
 const literalMoreTerms = 3
 
 // literalTermsSQL gives each word of $2 (the phrases' words; $4 the phrase
