@@ -61,7 +61,7 @@ func (db *DB) deferIndexes(ctx context.Context, table, used string, args []any, 
 
 // postingsIndexes are the indexes of the postings table (migration 0017), the
 // term index first: BuildPostingsIndexes clusters the table by it.
-var postingsIndexes = []struct{ name, build string }{
+var postingsIndexes = []indexDef{
 	{"postings_term_idx", `CREATE INDEX IF NOT EXISTS postings_term_idx ON postings (repository_id, term)`},
 	{"postings_file_idx", `CREATE INDEX IF NOT EXISTS postings_file_idx ON postings (repository_id, file_id)`},
 }
@@ -73,11 +73,20 @@ var postingsIndexes = []struct{ name, build string }{
 // the term index; built in one sorted pass at the end they are smaller and the
 // load is not slower. BuildPostingsIndexes builds them again.
 func (db *DB) DeferPostingsIndexes(ctx context.Context) (bool, error) {
-	drops := make([]string, len(postingsIndexes))
-	for i, ix := range postingsIndexes {
+	return db.deferIndexes(ctx, "postings", `SELECT 1 FROM postings`, nil, dropStatements(postingsIndexes)...)
+}
+
+// indexDef is an index a bulk load may defer: its name and the statement
+// that builds it again (IF NOT EXISTS).
+type indexDef struct{ name, build string }
+
+// dropStatements are the DROP INDEX statements of defs.
+func dropStatements(defs []indexDef) []string {
+	drops := make([]string, len(defs))
+	for i, ix := range defs {
 		drops[i] = `DROP INDEX IF EXISTS ` + pgx.Identifier{ix.name}.Sanitize()
 	}
-	return db.deferIndexes(ctx, "postings", `SELECT 1 FROM postings`, nil, drops...)
+	return drops
 }
 
 // BuildPostingsIndexes builds the postings indexes that are missing (after a
@@ -89,12 +98,12 @@ func (db *DB) DeferPostingsIndexes(ctx context.Context) (bool, error) {
 // exclusive lock while it runs (seconds at $GOROOT/src); the first load of a
 // database is the only run that dropped the indexes (DeferPostingsIndexes).
 func (db *DB) BuildPostingsIndexes(ctx context.Context) error {
-	have, err := postingsIndexNames(ctx, db.Pool)
+	have, err := existingIndexes(ctx, db.Pool, "postings", postingsIndexes)
 	if err != nil || len(have) == len(postingsIndexes) {
 		return err
 	}
 	return db.withBuildConn(ctx, "spelunk postings indexes", func(conn *pgx.Conn) error {
-		if have, err = postingsIndexNames(ctx, conn); err != nil {
+		if have, err = existingIndexes(ctx, conn, "postings", postingsIndexes); err != nil {
 			return err
 		}
 		for i, ix := range postingsIndexes {
@@ -133,21 +142,21 @@ func (db *DB) withBuildConn(ctx context.Context, lock string, build func(*pgx.Co
 	return build(conn)
 }
 
-// postingsIndexNames lists the postings indexes that exist.
-func postingsIndexNames(ctx context.Context, q interface {
+// existingIndexes lists which of defs, indexes of table, exist.
+func existingIndexes(ctx context.Context, q interface {
 	Query(context.Context, string, ...any) (pgx.Rows, error)
-}) ([]string, error) {
-	names := make([]string, len(postingsIndexes))
-	for i, ix := range postingsIndexes {
+}, table string, defs []indexDef) ([]string, error) {
+	names := make([]string, len(defs))
+	for i, ix := range defs {
 		names[i] = ix.name
 	}
-	rows, err := q.Query(ctx, `SELECT indexname FROM pg_indexes WHERE tablename = 'postings' AND indexname = ANY ($1)`, names)
+	rows, err := q.Query(ctx, `SELECT indexname FROM pg_indexes WHERE tablename = $1 AND indexname = ANY ($2)`, table, names)
 	if err != nil {
-		return nil, fmt.Errorf("look up the postings indexes: %w", err)
+		return nil, fmt.Errorf("look up the %s indexes: %w", table, err)
 	}
 	have, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, fmt.Errorf("look up the postings indexes: %w", err)
+		return nil, fmt.Errorf("look up the %s indexes: %w", table, err)
 	}
 	return have, nil
 }

@@ -11,7 +11,7 @@ import (
 // (migrations 0004-0013: names, candidates, target paths and files, type
 // bases). A first load's resolution reads every edge anyway and needs only
 // the primary key and the source, target and file indexes, which stay.
-var edgeLookupIndexes = []struct{ name, build string }{
+var edgeLookupIndexes = []indexDef{
 	{"edges_name_idx", `CREATE INDEX IF NOT EXISTS edges_name_idx ON edges (repository_id, target_name)`},
 	{"edges_candidates_idx", `CREATE INDEX IF NOT EXISTS edges_candidates_idx ON edges USING gin (candidates)
 		WITH (fastupdate = off) WHERE candidates IS NOT NULL`},
@@ -30,28 +30,16 @@ var edgeLookupIndexes = []struct{ name, build string }{
 // updating Go's src/net's 51k edges took 0.39-0.42 s and 0.40 s instead of
 // 0.63-0.71 s and 0.61 s. BuildEdgeIndexes builds them again.
 func (db *DB) DeferEdgeIndexes(ctx context.Context) (bool, error) {
-	drops := make([]string, len(edgeLookupIndexes))
-	for i, ix := range edgeLookupIndexes {
-		drops[i] = `DROP INDEX IF EXISTS ` + pgx.Identifier{ix.name}.Sanitize()
-	}
-	return db.deferIndexes(ctx, "edges", `SELECT 1 FROM edges`, nil, drops...)
+	return db.deferIndexes(ctx, "edges", `SELECT 1 FROM edges`, nil, dropStatements(edgeLookupIndexes)...)
 }
 
 // BuildEdgeIndexes builds the edge lookup indexes that are missing (after a
 // deferred load, or one that did not finish). With every index in place it
 // costs one catalog query.
 func (db *DB) BuildEdgeIndexes(ctx context.Context) error {
-	names := make([]string, len(edgeLookupIndexes))
-	for i, ix := range edgeLookupIndexes {
-		names[i] = ix.name
-	}
-	var have int
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM pg_indexes WHERE tablename = 'edges' AND indexname = ANY ($1)`,
-		names).Scan(&have); err != nil {
-		return fmt.Errorf("look up the edge indexes: %w", err)
-	}
-	if have == len(names) {
-		return nil
+	have, err := existingIndexes(ctx, db.Pool, "edges", edgeLookupIndexes)
+	if err != nil || len(have) == len(edgeLookupIndexes) {
+		return err
 	}
 	return db.withBuildConn(ctx, "spelunk edge indexes", func(conn *pgx.Conn) error {
 		for _, ix := range edgeLookupIndexes { // IF NOT EXISTS: a build that ran meanwhile is kept
