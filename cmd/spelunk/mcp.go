@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -169,7 +168,7 @@ func serveMCP(ctx context.Context, g *globals, o mcpOptions) error {
 			defer watchInBackground(ctx, db, emb, root, "spelunk mcp: watch: ")() // stopped before the pool closes
 		}
 	}
-	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, mcpLogger())
+	srv, stopCache, err := newMCPServer(ctx, g, db, emb, repos, o, nil)
 	if err != nil {
 		return err
 	}
@@ -204,33 +203,18 @@ func mcpLogger() *slog.Logger {
 func cacheOnlyMCPServer(ctx context.Context, g *globals, emb embed.Embedder, roots []string, o mcpOptions,
 	unreachable error) (*mcpserver.Server, func(), error) {
 	offline := *g
-	offline.offline = true // the core is not asked: memoryClient opens no sync loop
-	var repos []mcpserver.Repo
-	var stops []func()
-	stopAll := func() {
-		for _, stop := range slices.Backward(stops) {
-			stop()
-		}
+	offline.offline = true // the core is not asked; memoryClient refuses a repository without a cache
+	repos := make([]mcpserver.Repo, len(roots))
+	for i, root := range roots {
+		repos[i] = mcpserver.Repo{Root: root}
 	}
-	for _, root := range roots {
-		path, err := cacheFile(g, root)
-		if err != nil || path == "" {
-			stopAll()
-			return nil, nil, fmt.Errorf("no memory cache for %s", root)
-		}
-		cl, stop, err := memoryClient(ctx, &offline, root, nil, 0, emb, io.Discard)
-		if err != nil {
-			stopAll()
-			return nil, nil, err
-		}
-		stops = append(stops, stop)
-		repos = append(repos, mcpserver.Repo{Root: root, Memory: cl})
+	srv, stop, err := newMCPServer(ctx, &offline, nil, emb, repos, o, unreachable)
+	if err != nil {
+		return nil, nil, err
 	}
 	fmt.Fprintf(os.Stderr, "spelunk mcp: the database is unreachable (%s): memory is served from the local cache, "+
 		"its writes queued until a start with the database up; the code tools cannot answer\n", pg.RedactText(unreachable.Error()))
-	cfg := mcpserver.Config{Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
-		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: mcpLogger(), Unreachable: unreachable}
-	return mcpserver.New(cfg), stopAll, nil
+	return srv, stop, nil
 }
 
 func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant string, logger *slog.Logger) error {
@@ -268,9 +252,10 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 // newMCPServer builds the server over the repositories. Each one's memory tools
 // are served from its project's local cache when one is configured (one file per
 // database and project: cacheFile), pulled up to date before the first call;
-// without a cache, from the core.
+// without a cache, from the core. With db nil (unreachable says why) only the
+// caches serve, and g must be offline.
 func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder, repos []mcpserver.Repo, o mcpOptions,
-	logger *slog.Logger) (*mcpserver.Server, func(), error) {
+	unreachable error) (*mcpserver.Server, func(), error) {
 	if g.cache != "" && g.cache != "off" && len(repos) > 1 {
 		// A cache file belongs to one project (memcache refuses another's): a
 		// shared one would mix the repositories' memories.
@@ -296,7 +281,7 @@ func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder
 		}
 	}
 	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
-		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: logger}
+		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: mcpLogger(), Unreachable: unreachable}
 	return mcpserver.New(cfg), stopAll, nil
 }
 
