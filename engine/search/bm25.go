@@ -97,6 +97,15 @@ func topHits(scores map[int64]float64, depth int) []hit {
 	return hits[:min(depth, len(hits))]
 }
 
+// termFrequency is the document frequency of the term q.term in repository
+// $1, the sum of its rows' counts, reading at most limit (a parameter) rows
+// and capped at limit: each row has one posting or more, so a term that
+// common is known to be so without reading its whole list.
+func termFrequency(limit string) string {
+	return `(SELECT least(coalesce(sum(x.n), 0), ` + limit + `) FROM (SELECT p.n FROM postings p
+			WHERE p.repository_id = $1 AND p.term = q.term LIMIT ` + limit + `) x)`
+}
+
 // bm25SQL finds the packed postings of the terms to score in one round trip
 // ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
 // count), each with its idf. A term's document frequency is the sum of its
@@ -104,12 +113,11 @@ func topHits(scores map[int64]float64, depth int) []hit {
 // that common are dropped unless all are, when the two rarest are kept, their
 // frequency counted as $4; idf is the usual BM25 one, times the repeat weight.
 // The scores are summed in Go, from the rows (engine/postings).
-const bm25SQL = `
+var bm25SQL = `
 	WITH q AS (
 		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
 	), df AS MATERIALIZED (
-		SELECT q.term, q.w, q.ord, (SELECT least(coalesce(sum(x.n), 0), $4) FROM (SELECT p.n FROM postings p
-			WHERE p.repository_id = $1 AND p.term = q.term LIMIT $4) x) AS df
+		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
 		FROM q
 	), kept AS (
 		SELECT term, w, df FROM df WHERE df > 0 AND df < $4

@@ -38,12 +38,11 @@ const literalMoreTerms = 3
 // each belongs to) its document frequency, counted up to $3 as bm25SQL counts
 // it, in rows with no data; then the postings rows of the words picked as
 // above ($5 literalNarrow), in rows with no frequency.
-const literalTermsSQL = `
+var literalTermsSQL = `
 	WITH w AS (
 		SELECT term, phrase FROM unnest($2::text[], $4::int[]) AS w(term, phrase)
 	), df AS MATERIALIZED (
-		SELECT q.term, (SELECT least(coalesce(sum(x.n), 0), $3) FROM (SELECT p.n FROM postings p
-			WHERE p.repository_id = $1 AND p.term = q.term LIMIT $3) x) AS df
+		SELECT q.term, ` + termFrequency("$3") + ` AS df
 		FROM (SELECT DISTINCT term FROM w) q
 	), ranked AS (
 		SELECT w.term, d.df, row_number() OVER (PARTITION BY w.phrase ORDER BY d.df, w.term) AS r,
