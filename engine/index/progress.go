@@ -11,12 +11,16 @@ import (
 
 // progressTracker counts a run and reports snapshots, throttled.
 type progressTracker struct {
-	mu    sync.Mutex
-	p     Progress
-	start time.Time
-	last  time.Time
-	every time.Duration
-	fn    func(Progress)
+	mu     sync.Mutex
+	p      Progress
+	main   string // the phase of the run's own steps
+	beside string // what runs beside them (sideBuilds), "" when nothing
+
+	reporting sync.Mutex // held while fn runs
+	start     time.Time
+	last      time.Time
+	every     time.Duration
+	fn        func(Progress)
 }
 
 func newProgressTracker(opts Options, start time.Time) *progressTracker {
@@ -27,25 +31,42 @@ func newProgressTracker(opts Options, start time.Time) *progressTracker {
 	return &progressTracker{start: start, every: every, fn: opts.Progress}
 }
 
+// update applies f and reports a snapshot when one is due (or forced). The
+// callback is never run twice at once, though the pipeline, the embedder and
+// the side builds all update, and each call gets the latest snapshot, so the
+// snapshots it sees never go back.
 func (t *progressTracker) update(force bool, f func(p *Progress)) {
 	t.mu.Lock()
 	f(&t.p)
 	now := time.Now()
 	t.p.Elapsed = now.Sub(t.start)
-	var snap Progress
 	report := t.fn != nil && (force || now.Sub(t.last) >= t.every)
 	if report {
 		t.last = now
-		snap = t.p
 	}
 	t.mu.Unlock()
 	if report {
-		t.fn(snap)
+		t.reporting.Lock()
+		t.fn(t.snapshot())
+		t.reporting.Unlock()
 	}
 }
 
 func (t *progressTracker) phase(name string) {
-	t.update(true, func(p *Progress) { p.Phase = name })
+	t.update(true, func(p *Progress) { t.main = name; p.Phase = t.phaseText() })
+}
+
+// besidePhase names the work running beside the phase ("" when it ends): the
+// Phase reads "resolving; building the vector index".
+func (t *progressTracker) besidePhase(name string) {
+	t.update(true, func(p *Progress) { t.beside = name; p.Phase = t.phaseText() })
+}
+
+func (t *progressTracker) phaseText() string {
+	if t.beside == "" {
+		return t.main
+	}
+	return t.main + "; " + t.beside
 }
 
 // restart counts elapsed time (and so rates) from now, after a wait for another run.

@@ -36,6 +36,7 @@ type run struct {
 	// edgesDeferred: the database held no edges, and the run loads and
 	// resolves them without their lookup indexes (pg.DeferEdgeIndexes).
 	edgesDeferred bool
+	side          *sideBuilds // the index builds beside the resolution (load starts them)
 }
 
 // BulkRunFiles is the size of a run (files written or deleted) from which its
@@ -60,10 +61,14 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.load(ctx); err != nil {
 		return err
 	}
-	if err := r.resolve(ctx); err != nil {
+	err := r.resolve(ctx)
+	if err == nil {
+		err = r.checkAnchors(ctx)
+	}
+	if err := r.side.wait(err != nil); err != nil {
 		return err
 	}
-	if err := r.checkAnchors(ctx); err != nil {
+	if err != nil {
 		return err
 	}
 	changed := len(r.todo) + len(r.deleted)
@@ -213,27 +218,8 @@ func (r *run) load(ctx context.Context) error {
 		return err
 	}
 	r.firstLoad = postingsDeferred
-	if postingsDeferred {
-		r.prog.phase("building the postings index")
-		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
-			return err
-		}
-	}
-	if deferred {
-		r.prog.phase("building the vector index")
-		if err := ix.db.BuildModelIndex(ctx, model); err != nil {
-			return err
-		}
-	}
-	if len(r.opts.Paths) > 0 {
-		return nil // a run over a few paths (a save, index_file) adds too few vectors to matter
-	}
-	need, err := ix.db.NeedsRepoVectorIndex(ctx, r.w.repoID, model)
-	if err != nil || !need {
-		return err
-	}
-	r.prog.phase("building the repository's vector index")
-	return ix.db.BuildRepoVectorIndex(ctx, r.w.repoID, model)
+	r.side = r.startSideBuilds(ctx, model, postingsDeferred, deferred)
+	return nil
 }
 
 // resolve refreshes statistics and links the graph's edges after the load.
@@ -245,8 +231,9 @@ func (r *run) resolve(ctx context.Context) error {
 		// Statistics before resolving too: a repository new to a database that
 		// already holds others has no rows in the planner's view, and the edge
 		// resolution then ran as nested loops for minutes (13 min at 140k edges).
+		// The postings and vectors are analyzed beside it (buildBeside).
 		r.prog.phase("analyzing")
-		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges", "postings"); err != nil {
+		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges"); err != nil {
 			return err
 		}
 	}
@@ -304,8 +291,10 @@ func (r *run) resolve(ctx context.Context) error {
 		}
 	}
 	if bulk {
+		// Only the edges changed since the statistics above (bulk implies
+		// changed): the resolution set their targets.
 		r.prog.phase("analyzing")
-		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges", "postings", "symbol_embeddings"); err != nil {
+		if err := r.w.db.Analyze(ctx, "edges"); err != nil {
 			return err
 		}
 	}
