@@ -105,6 +105,12 @@ func check(sa, sb statement) Result {
 	if r := agentChoice(sa, sb, names); r.Contradicts {
 		return r
 	}
+	if r := quantifierClash(sa, sb); r.Contradicts {
+		return r
+	}
+	if r := ownerClash(sa, sb); r.Contradicts {
+		return r
+	}
 	if r := onlyClash(sa, sb); r.Contradicts {
 		return r
 	}

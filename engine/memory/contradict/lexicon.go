@@ -7,6 +7,9 @@ package contradict
 var negators = []string{
 	"not", "no", "never", "without", "cannot", "neither", "nor", "none", "nothing",
 	"nobody", "non", "nowhere",
+	// Leaving something out is not doing it: "Public functions can skip
+	// docstrings" answers "must have docstrings".
+	"skip", "skips", "skipped", "skipping", "ignore", "ignores", "ignored", "ignoring",
 }
 
 // absenceWords negate the one word they qualify, never a whole clause: "rows with

@@ -43,6 +43,10 @@ func stem(w string) string {
 	// anonymised.
 	// A noun in -ification names the act of its verb in -ify: verification /
 	// verifies, notification / notify.
+	// Their plurals first: "migrations" meets "migration" and "migrate".
+	if strings.HasSuffix(w, "ions") && len(w) > 8 {
+		w = w[:len(w)-1]
+	}
 	switch {
 	case strings.HasSuffix(w, "ification") && len(w) > 10:
 		w = w[:len(w)-9] + "ify"

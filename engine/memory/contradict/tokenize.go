@@ -122,6 +122,15 @@ func tokenize(text string) []token {
 			i += size
 			continue
 		}
+		if r == ':' && (i == 0 || text[i-1] == ' ') {
+			// ":9090" is a port; a colon that ends a clause follows a word.
+			if n, vs := barePort(rest[:min(len(rest), maxTokenBytes)]); n > 0 {
+				toks = append(toks, vs...)
+				start = false
+				i += n
+				continue
+			}
+		}
 		if strings.ContainsRune(breakRunes, r) {
 			toks = append(toks, token{kind: tBreak, surface: string(r)})
 			if strings.ContainsRune(sentenceRunes, r) {
@@ -241,6 +250,17 @@ func matchValue(s string) (int, []token) {
 		}
 	}
 	return 0, nil
+}
+
+var reBarePort = regexp.MustCompile(`^:(\d{2,5})\b`)
+
+// barePort reads ":9090" as "port 9090".
+func barePort(s string) (int, []token) {
+	m := reBarePort.FindStringSubmatch(s)
+	if m == nil {
+		return 0, nil
+	}
+	return len(m[0]), append(words("port", false), value(m[1], "number", trimNumber(m[1])))
 }
 
 func value(surface, vtype, norm string) token {

@@ -1,0 +1,30 @@
+package contradict
+
+import "testing"
+
+// TestSeventhRoundRules covers the rules written from the misses on the tune half
+// of pairs_heldout4 (issue 17, seventh round), on sentences of their own (not
+// taken from the labelled sets), one case each way where the rule can err.
+func TestSeventhRoundRules(t *testing.T) {
+	checkRuleCases(t, []ruleCase{
+		// A thing has one owner.
+		{"two owners", "The search team owns the indexing pipeline.", "The indexing pipeline belongs to the infra team.", KindChoice},
+		{"two owners, passive", "Incident reviews are handled by the SRE team.", "The product team handles incident reviews.", KindChoice},
+		{"one owner, two things", "The search team owns the indexing pipeline.", "The infra team owns the deploy pipeline.", KindNone},
+		{"same owner, reworded", "The search team owns the indexing pipeline.", "The indexing pipeline is owned by the search team.", KindNone},
+		{"a shared right is no owner", "Admins can delete projects.", "Members can delete projects.", KindNone},
+		// A rule about all against an exception among them.
+		{"some still do otherwise", "All workers emit their metrics in the StatsD format.", "Some of the workers still emit metrics they format by hand.", KindPolarity},
+		{"most do without", "Every release needs a changelog entry.", "Most releases ship without a changelog entry.", KindPolarity},
+		{"only a kind of them", "Every branch is built in CI.", "Only protected branches are built in CI.", KindPolarity},
+		{"a part that does more", "All workers write their metrics to StatsD.", "Some workers also write traces.", KindNone},
+		{"a part about something else", "All workers write their metrics to StatsD.", "Some workers still run Python 2.", KindNone},
+		// Leaving something out is not doing it.
+		{"skip against must", "Every migration must have a down step.", "Migrations can skip the down step.", KindPolarity},
+		{"ignore against read", "The linter reads its rules from lint.toml.", "The linter ignores lint.toml.", KindPolarity},
+		{"skip something else", "Every migration must have a down step.", "CI can skip the slow tests.", KindNone},
+		// A bare port.
+		{"bare port", "The admin API listens on port 7000.", "The admin API binds to :7001.", KindValue},
+		{"bare port, same", "The admin API listens on port 7000.", "The admin API binds to :7000.", KindNone},
+	})
+}
