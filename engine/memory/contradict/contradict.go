@@ -117,6 +117,9 @@ func check(sa, sb statement) Result {
 	if r := orderClash(sa, sb); r.Contradicts {
 		return r
 	}
+	if r := timingClash(sa, sb); r.Contradicts {
+		return r
+	}
 	return slotChoice(sa, sb)
 }
 
@@ -140,7 +143,8 @@ func polarity(a, b statement, names map[string]bool) Result {
 				continue
 			}
 			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
-				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) || narrowedPredicate(ca, cb) || narrowedPredicate(cb, ca) {
+				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) || narrowedPredicate(ca, cb) || narrowedPredicate(cb, ca) ||
+				ownScopes(ca, cb) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",

@@ -161,3 +161,36 @@ func surfaceOf(ts []token) string {
 	}
 	return strings.Join(ws, " ")
 }
+
+// rates reads "<n> <noun> per <unit>" ("100 requests per minute", "5 jobs an
+// hour") as a rate value, compared per second: it is not the count "50
+// requests", and "100 requests per minute" is not "1,000 requests per hour".
+func rates(toks []token) []token {
+	out := make([]token, 0, len(toks))
+	for i := 0; i < len(toks); i++ {
+		t := toks[i]
+		if i+3 < len(toks) && t.kind == tValue && t.vtype == "number" && isContent(toks[i+1]) && toks[i+1].kind == tWord {
+			per, unit := toks[i+2], toks[i+3]
+			sec, ok := rateUnits[singular(unit.lower)]
+			n, okn := magnitude(t.key)
+			if ok && okn && unit.kind == tWord && (per.lower == "per" || per.lower == "a" || per.lower == "an") {
+				out = append(out, value(surfaceOf(toks[i:i+4]), "rate", formatFloat(roundRate(n/sec))), toks[i+1])
+				i += 3
+				continue
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// rateUnits are the periods a rate is given per, in seconds.
+var rateUnits = map[string]float64{"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+
+// roundRate keeps six significant digits, so that one rate written two ways
+// ("60 per minute", "1 per second") compares equal.
+func roundRate(r float64) float64 {
+	s := strconv.FormatFloat(r, 'g', 6, 64)
+	v, _ := strconv.ParseFloat(s, 64)
+	return v
+}

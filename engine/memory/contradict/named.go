@@ -165,7 +165,13 @@ func cueSlot(s statement, only map[string]string) (slot, bool) {
 	return slot{}, false
 }
 
+// maxNameModifiers bounds the words cueBefore looks back through.
+const maxNameModifiers = 2
+
 func cueBefore(toks []token, i int) (slot, bool) {
+	// Up to maxNameModifiers words may stand between the cue and the name:
+	// "to our self-hosted Loki stack".
+	modifiers := 0
 	for j := i - 1; j >= 0; j-- {
 		p := toks[j]
 		if cueSet[p.lower] {
@@ -179,6 +185,10 @@ func cueBefore(toks []token, i int) (slot, bool) {
 			return sl, true
 		}
 		if determiners[p.lower] || p.shaped {
+			continue
+		}
+		if p.kind == tWord && !p.stop && !p.neg && modifiers < maxNameModifiers {
+			modifiers++
 			continue
 		}
 		break

@@ -100,3 +100,55 @@ func contentBefore(toks []token, i int) (token, bool) {
 	}
 	return token{}, false
 }
+
+// A timing: one statement does something before an event, the other does it after
+// the same event ("Translations are pulled in before the release branch is cut"
+// vs "Translation files get synced into the release branch after it has been
+// cut"). The subject (the first content word) and a word of the event are shared.
+
+// timing is where a statement places itself against an event.
+type timing struct {
+	after       bool
+	head        string          // the statement's first content word
+	event, what map[string]bool // content after and before the timing word
+	eventToks   []token
+}
+
+// timingOf finds the one "before" or "after" of s; ok is false with none or
+// both, or when a value next to it makes it a distance ("24 hours before").
+func timingOf(s statement) (timing, bool) {
+	var tm timing
+	found := 0
+	for i, t := range s.toks {
+		if t.kind != tWord || (t.lower != "before" && t.lower != "after") {
+			continue
+		}
+		if i == 0 || s.toks[i-1].kind == tValue || i+1 < len(s.toks) && s.toks[i+1].kind == tValue {
+			return tm, false
+		}
+		found++
+		tm = timing{after: t.lower == "after", event: contentKeys(s.toks[i+1:]), what: contentKeys(s.toks[:i]), eventToks: s.toks[i+1:]}
+	}
+	head := firstContent(s.toks)
+	tm.head = head.key
+	return tm, found == 1 && head.kind == tWord && len(tm.event) > 0
+}
+
+// timingClash finds two statements placing the same thing on both sides of one
+// event.
+func timingClash(a, b statement) Result {
+	ta, oka := timingOf(a)
+	tb, okb := timingOf(b)
+	if !oka || !okb || ta.after == tb.after || ta.head != tb.head || !ta.what[ta.head] || !tb.what[tb.head] {
+		return Result{}
+	}
+	if len(intersect(ta.event, tb.event)) == 0 || differentSubjects(a.phrase(), b.phrase()) {
+		return Result{}
+	}
+	first, second := "before", "after"
+	if ta.after {
+		first, second = second, first
+	}
+	return Result{Contradicts: true, Kind: KindChoice, Reason: fmt.Sprintf("different order: %s vs %s %s",
+		first, second, surfaces(ta.eventToks))}
+}

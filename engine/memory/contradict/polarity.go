@@ -141,3 +141,27 @@ func inPrepositionalPhrase(toks []token, i int, other clause) bool {
 	}
 	return false
 }
+
+// placePrepositions open a phrase that says where or for what a clause holds.
+var placePrepositions = setOf([]string{"in", "inside", "within", "for", "under", "on", "across"})
+
+// ownScopes reports whether both clauses end in a phrase of that kind with only
+// words of their own: "forbidden in the Redux reducers" vs "allowed inside the
+// cache layer" speak of two places.
+func ownScopes(a, b clause) bool {
+	return ownScope(a, b) && ownScope(b, a)
+}
+
+func ownScope(c, other clause) bool {
+	for i := len(c.toks) - 1; i > 0; i-- {
+		t := c.toks[i]
+		if t.kind == tWord && placePrepositions[t.lower] {
+			tail := contentKeys(c.toks[i+1:])
+			return len(tail) > 0 && len(intersect(tail, other.content)) == 0
+		}
+		if isContent(t) && other.content[t.key] {
+			return false
+		}
+	}
+	return false
+}

@@ -26,5 +26,20 @@ func TestSeventhRoundRules(t *testing.T) {
 		// A bare port.
 		{"bare port", "The admin API listens on port 7000.", "The admin API binds to :7001.", KindValue},
 		{"bare port, same", "The admin API listens on port 7000.", "The admin API binds to :7000.", KindNone},
+		// Before and after one event.
+		{"before vs after", "Database backups are taken before the nightly migration runs.", "Database backups are taken after the nightly migration.", KindChoice},
+		{"before vs after, other subjects", "Lint runs before the unit tests.", "Coverage is uploaded after the unit tests.", KindNone},
+		{"a distance, not an order", "The freeze starts 24 hours before the release.", "Hotfixes may land after the release.", KindNone},
+		// A rate is not a count; rates compare per second.
+		{"a rate against a count", "The importer takes batches of 500 rows.", "The importer writes 100 rows per second.", KindNone},
+		{"two rates", "The mailer sends 60 emails per minute.", "The mailer sends 10 emails per second.", KindValue},
+		{"one rate two ways", "The mailer sends 60 emails per minute.", "The mailer sends 1 email per second.", KindNone},
+		// An acronym is not a plural.
+		{"HTTPS is not HTTP", "Plain HTTP is turned off on the gateway.", "HTTPS is turned on on the gateway.", KindNone},
+		// Two places of their own are two scopes.
+		{"two places", "Global state is forbidden in the request handlers.", "Global state is allowed inside the bootstrap module.", KindNone},
+		{"one place", "Global state is forbidden in the request handlers.", "Global state is allowed in the request handlers.", KindPolarity},
+		// A modifier or two between the cue and the name.
+		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }

@@ -157,7 +157,7 @@ func tokenize(text string) []token {
 		}
 		i += size // other punctuation, hyphens, symbols: separators
 	}
-	return particles(phrasalVerbs(intervals(spellNumbers(toks))))
+	return particles(phrasalVerbs(rates(intervals(spellNumbers(toks)))))
 }
 
 // particleVerbs make a following "on" a state ("turned on", "is on"), not a
@@ -306,6 +306,10 @@ func word(surface, lower string, start bool) token {
 		t.stop = true
 	}
 	t.key, t.flip = canonical(lower)
+	// An acronym is not stemmed: "HTTPS" is not the plural of "HTTP".
+	if acronym(surface) {
+		t.key = lower
+	}
 	// The plural of an acronym ("PRs", "VMs") is the acronym.
 	if base, ok := strings.CutSuffix(surface, "s"); ok && acronym(base) {
 		t.key, _ = canonical(strings.ToLower(base))
