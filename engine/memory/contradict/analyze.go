@@ -145,7 +145,8 @@ func attributive(raw []token, i int) bool {
 	if prev.kind == tWord && !prev.stop && !prev.neg && !prev.flip && !strings.HasSuffix(raw[i].lower, "s") && !strings.HasSuffix(raw[i].lower, "ly") {
 		return true
 	}
-	return determiners[prev.lower]
+	// After a preposition it names a kind ("blocked for unverified users").
+	return determiners[prev.lower] || prev.kind == tWord && prepositions[prev.lower]
 }
 
 // leadsSubject reports whether the content words from raw[i] run straight into a
@@ -157,6 +158,9 @@ func leadsSubject(raw []token, i int) bool {
 		switch t := raw[i]; {
 		case verbMarker(t):
 			return true
+		case t.kind == tWord && (prepositions[t.lower] || determiners[t.lower]):
+			// "Offline data in the mobile app is ...": the subject's own
+			// qualifier.
 		case t.kind != tWord || t.stop || t.neg:
 			return false
 		}

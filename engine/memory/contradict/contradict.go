@@ -105,6 +105,9 @@ func check(sa, sb statement) Result {
 	if r := agentChoice(sa, sb, names); r.Contradicts {
 		return r
 	}
+	if r := abandonedClash(sa, sb, names); r.Contradicts {
+		return r
+	}
 	if r := quantifierClash(sa, sb); r.Contradicts {
 		return r
 	}

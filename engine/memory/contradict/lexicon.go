@@ -49,6 +49,7 @@ var antonyms = map[string]string{
 	"disconnected": "connected",
 	"stop":         "start", "stopped": "started",
 	"blacklist": "whitelist", "denylist": "allowlist",
+	"lazy": "eager", "lazily": "eagerly",
 }
 
 // synonyms canonicalises words that mean the same for this purpose.

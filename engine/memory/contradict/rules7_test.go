@@ -40,6 +40,18 @@ func TestSeventhRoundRules(t *testing.T) {
 		{"two places", "Global state is forbidden in the request handlers.", "Global state is allowed inside the bootstrap module.", KindNone},
 		{"one place", "Global state is forbidden in the request handlers.", "Global state is allowed in the request handlers.", KindPolarity},
 		// A modifier or two between the cue and the name.
+		// A word in un- negates its base; after a preposition it names a kind.
+		{"un- negates", "Release artifacts are signed with our GPG key.", "Release artifacts are shipped unsigned.", KindPolarity},
+		{"un- names a kind", "Downloads are allowed for signed-in users.", "Downloads are throttled for unregistered users.", KindNone},
+		{"unit is no negation", "Unit tests use testify.", "Tests use the standard library only.", KindNone},
+		{"lazy vs eager", "Images on the gallery page are loaded eagerly.", "Images on the gallery page are loaded lazily.", KindPolarity},
+		// A name one side says is gone.
+		{"moved off", "We moved off CircleCI in 2023.", "CircleCI runs our nightly builds.", KindPolarity},
+		{"no longer use", "The billing service no longer uses Braintree.", "Refunds go through Braintree.", KindPolarity},
+		{"migrated from, to", "We migrated from Heroku to Fly.", "The API runs on Fly.", KindNone},
+		{"the new one replaced it", "GitHub Actions replaced Travis in 2022.", "GitHub Actions runs the release job.", KindNone},
+		{"instead of", "We do not use Redux.", "State lives in React context instead of Redux.", KindNone},
+		{"gone on both sides", "We moved off CircleCI in 2023.", "CircleCI was retired two years ago.", KindNone},
 		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }

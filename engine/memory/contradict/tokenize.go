@@ -336,9 +336,39 @@ func lessBase(lower string) (string, bool) {
 	return base, true
 }
 
+// minUnBase is the shortest base a word in un- is read as the negation of:
+// "uncompressed", "unlocked", not "unit" or "unique".
+const minUnBase = 5
+
+// notUn are words in un- that do not negate their base.
+var notUn = setOf([]string{"understand", "understood", "underscore", "underlying", "undergo", "unison"})
+
+// notUnStarts are the starts of bases of words in un- that are no negation:
+// under-, unit-, unique, union, universe, uniform, unicode.
+var notUnStarts = []string{"der", "it", "iq", "ion", "iv", "if", "ic"}
+
+// unBase returns the base of a word in un- that means "not" it.
+func unBase(lower string) (string, bool) {
+	base, ok := strings.CutPrefix(lower, "un")
+	if !ok || len(base) < minUnBase || notUn[lower] || antonymStems[stem(lower)] != "" {
+		return "", false
+	}
+	for _, p := range notUnStarts {
+		if strings.HasPrefix(base, p) {
+			return "", false
+		}
+	}
+	return base, true
+}
+
 func canonical(lower string) (string, bool) {
 	// "stateless" is "without state": the negative side of its base word.
 	if base, ok := lessBase(lower); ok {
+		k, _ := canonical(base)
+		return k, true
+	}
+	// "uncompressed" is "not compressed": the negative side of its base word.
+	if base, ok := unBase(lower); ok {
 		k, _ := canonical(base)
 		return k, true
 	}
