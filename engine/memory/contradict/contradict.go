@@ -96,6 +96,9 @@ func check(sa, sb statement) Result {
 	if r := values(sa, sb); r.Contradicts {
 		return r
 	}
+	if r := limitClash(sa, sb); r.Contradicts {
+		return r
+	}
 	if r := substitution(sa, sb, names); r.Contradicts {
 		return r
 	}
@@ -118,6 +121,9 @@ func check(sa, sb statement) Result {
 		return r
 	}
 	if r := orderClash(sa, sb); r.Contradicts {
+		return r
+	}
+	if r := phaseClash(sa, sb); r.Contradicts {
 		return r
 	}
 	if r := timingClash(sa, sb); r.Contradicts {

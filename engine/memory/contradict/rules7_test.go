@@ -52,6 +52,13 @@ func TestSeventhRoundRules(t *testing.T) {
 		{"the new one replaced it", "GitHub Actions replaced Travis in 2022.", "GitHub Actions runs the release job.", KindNone},
 		{"instead of", "We do not use Redux.", "State lives in React context instead of Redux.", KindNone},
 		{"gone on both sides", "We moved off CircleCI in 2023.", "CircleCI was retired two years ago.", KindNone},
+		// A limit against a refusal above another value.
+		{"limit vs refusal", "The request body limit is 1 MB.", "The server refuses request bodies larger than 4 MB.", KindValue},
+		{"limit vs the same refusal", "The request body limit is 1 MB.", "The server refuses request bodies larger than 1 MB.", KindNone},
+		{"refusal of another thing", "The request body limit is 1 MB.", "The proxy drops headers larger than 8 KB.", KindNone},
+		// One step in two phases.
+		{"two phases", "Database migrations are applied during the deploy.", "Database migrations are applied at startup.", KindChoice},
+		{"two steps, two phases", "Assets are compiled at build time.", "Secrets are fetched at deploy time.", KindNone},
 		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }
