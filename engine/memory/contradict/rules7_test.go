@@ -59,6 +59,9 @@ func TestSeventhRoundRules(t *testing.T) {
 		// One step in two phases.
 		{"two phases", "Database migrations are applied during the deploy.", "Database migrations are applied at startup.", KindChoice},
 		{"two steps, two phases", "Assets are compiled at build time.", "Secrets are fetched at deploy time.", KindNone},
+		// A name that says which thing is meant does not narrow it; a scope does.
+		{"a naming modifier", "The Redis session cache holds 5000 keys.", "The session cache holds 20000 keys.", KindValue},
+		{"a scope modifier", "The Android app targets API level 34.", "The app targets API level 33.", KindNone},
 		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }

@@ -128,7 +128,9 @@ var valueNouns = setOf([]string{"url", "path", "port", "address", "version", "si
 // as "holds at most 20" does).
 func narrowing(mods []token) bool {
 	for _, t := range mods {
-		if !valueNouns[t.lower] && !boundWord(t) {
+		// A name ("the Kafka events topic") says which thing the other side means,
+		// unless it is a scope ("the Android app").
+		if !valueNouns[t.lower] && !boundWord(t) && !(t.shaped && !t.start && !scopeStems[t.key]) {
 			return true
 		}
 	}
