@@ -62,6 +62,9 @@ func TestSeventhRoundRules(t *testing.T) {
 		// A name that says which thing is meant does not narrow it; a scope does.
 		{"a naming modifier", "The Redis session cache holds 5000 keys.", "The session cache holds 20000 keys.", KindValue},
 		{"a scope modifier", "The Android app targets API level 34.", "The app targets API level 33.", KindNone},
+		// A cloud region is a value.
+		{"two regions", "The primary database lives in us-east-2.", "The primary database is hosted in eu-central-1.", KindValue},
+		{"two regions, two subjects", "The EU cluster runs in eu-west-1.", "The US cluster runs in us-east-1.", KindNone},
 		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }

@@ -226,6 +226,12 @@ func matchValue(s string) (int, []token) {
 			return len(m[0]), append(host, value(m[2], "number", trimNumber(m[2])))
 		}
 	}
+	if strings.Count(first, "-") >= 1 {
+		// A cloud region: "eu-west-1", "us-central1".
+		if m := reRegion.FindString(s); m != "" {
+			return len(m), []token{value(m, "region", strings.ToLower(m))}
+		}
+	}
 	if strings.Contains(first, "/") {
 		if m := rePath.FindString(s); m != "" && strings.Contains(m, "/") {
 			m = strings.TrimRight(m, ".,;:")
@@ -251,6 +257,8 @@ func matchValue(s string) (int, []token) {
 	}
 	return 0, nil
 }
+
+var reRegion = regexp.MustCompile(`^(?:[a-z]{2}-(?:north|south|east|west|central|northeast|northwest|southeast|southwest)-\d|[a-z]+-(?:north|south|east|west|central|northeast|northwest|southeast|southwest)\d)\b`)
 
 var reBarePort = regexp.MustCompile(`^:(\d{2,5})\b`)
 
