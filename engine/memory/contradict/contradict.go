@@ -153,7 +153,7 @@ func polarity(a, b statement, names map[string]bool) Result {
 			}
 			if ownNegation(ca, cb) || ownNegation(cb, ca) || otherPredicate(ca, cb) || otherPredicate(cb, ca) || parallelQualifiers(ca, cb) ||
 				partOf(ca.phrase(), cb.phrase()) || partOf(cb.phrase(), ca.phrase()) || narrowedPredicate(ca, cb) || narrowedPredicate(cb, ca) ||
-				ownScopes(ca, cb) {
+				ownScopes(ca, cb) || postQualified(ca, cb.content) || postQualified(cb, ca.content) {
 				continue
 			}
 			return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("negation: %s vs %s (about %s)",
@@ -205,6 +205,11 @@ func values(a, b statement) Result {
 		// A value named after the same thing on both sides ("Go 1.22" vs "Go
 		// 1.21", "1000 requests" vs "200 requests") is the same slot however the
 		// rest is worded, unless names or scopes differ on both sides.
+		// A path one side scopes its value to ("changes under security/
+		// need two approvals") narrows its subject.
+		if scopedByPath(a, b) || scopedByPath(b, a) || subjectQualified(a, b) || subjectQualified(b, a) {
+			continue
+		}
 		named := namedClash(a, b, t)
 		if named && differentSubject(a.words, b.words, union(a.shaped, b.shaped)) {
 			continue
@@ -220,6 +225,27 @@ func values(a, b statement) Result {
 			label(t, a.words, b.words), strings.Join(sortedValues(va), ", "), strings.Join(sortedValues(vb), ", "))}
 	}
 	return Result{}
+}
+
+// subjectQualified: the subject of s's first clause is narrowed by a
+// prepositional phrase of its own (postQualified).
+func subjectQualified(s, other statement) bool {
+	return len(s.clauses) > 0 && postQualified(s.clauses[0], other.phrase().keys)
+}
+
+// scopedByPath: s's subject gives a path the other statement lacks right after
+// a preposition ("changes under security/ need ...").
+func scopedByPath(s, other statement) bool {
+	if len(s.clauses) == 0 || s.clauses[0].subjEnd <= 0 {
+		return false
+	}
+	subj := s.clauses[0].toks[:s.clauses[0].subjEnd]
+	for i, t := range subj {
+		if t.kind == tValue && t.vtype == "path" && !other.phrase().keys[t.key] && i > 0 && subj[i-1].kind == tWord && placePrepositions[subj[i-1].lower] {
+			return true
+		}
+	}
+	return false
 }
 
 // partialQuantifiers open a subject that is only part of a whole: "Most uploads

@@ -65,6 +65,11 @@ func TestSeventhRoundRules(t *testing.T) {
 		// A cloud region is a value.
 		{"two regions", "The primary database lives in us-east-2.", "The primary database is hosted in eu-central-1.", KindValue},
 		{"two regions, two subjects", "The EU cluster runs in eu-west-1.", "The US cluster runs in us-east-1.", KindNone},
+		// A subject narrowed by a phrase of its own, or scoped to a path.
+		{"narrowed by a phrase", "Request logs are kept for 14 days.", "Request logs of the admin API are kept for 90 days.", KindNone},
+		{"narrowed negation", "Type hints are required.", "Type hints in test helpers are not required.", KindNone},
+		{"scoped to a path", "Every change needs one review.", "Changes under infra/ need two reviews.", KindNone},
+		{"the phrase shared", "Request logs of the admin API are kept for 14 days.", "Request logs of the admin API are kept for 90 days.", KindValue},
 		{"modified name", "Build logs are shipped to Splunk.", "Build logs go to our managed Elastic cluster.", KindChoice},
 	})
 }

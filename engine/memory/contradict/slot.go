@@ -25,7 +25,7 @@ var additives = map[string]bool{"also": true, "too": true, "additionally": true,
 // slot: after the same word, after a choice cue on both sides, or as the last word
 // of both.
 func slotChoice(a, b statement) Result {
-	if a.event || b.event || hasMarks(a) || hasMarks(b) || additive(a) || additive(b) {
+	if a.event || b.event || hasMarks(a) || hasMarks(b) || additive(a) || additive(b) || subjectQualified(a, b) || subjectQualified(b, a) {
 		return Result{}
 	}
 	if r := slotPhrases(a.phrase(), b.phrase()); r.Contradicts {

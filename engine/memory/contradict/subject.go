@@ -1,5 +1,7 @@
 package contradict
 
+import "slices"
+
 // A statement's subject is what comes first: "Audit logs are kept 1 year" is about
 // audit logs, "Admins can delete projects" about admins. Two statements whose
 // leading words differ on both sides ("Admins can ..." vs "Members cannot ...",
@@ -421,4 +423,33 @@ func countedNoun(after []token) (token, bool) {
 		last, n = t, n+1
 	}
 	return last, n > 0
+}
+
+var ofOnly = setOf([]string{"of"})
+
+// postQualified reports whether c's subject carries a prepositional phrase of
+// words other lacks: "Line length in generated files", "Canary deploys of the
+// checkout service" are narrower than "Line length", "Canary deploys".
+func postQualified(c clause, other map[string]bool) bool {
+	end, preps := c.subjEnd, prepositions
+	if end < 0 {
+		// No verb marker ("Canary deploys of X get 1 percent"): the subject
+		// runs up to the clause's first value, and only "of" surely qualifies
+		// it ("CI authenticates with ..." is a verb's).
+		end, preps = slices.IndexFunc(c.toks, func(t token) bool { return t.kind == tValue }), ofOnly
+	}
+	if end <= 0 {
+		return false
+	}
+	subj := c.toks[:end]
+	for i, t := range subj {
+		if i == 0 || t.kind != tWord || !preps[t.lower] || !isContent(subj[i-1]) {
+			continue
+		}
+		own := contentKeys(subj[i+1:])
+		if len(own) > 0 && len(intersect(own, other)) == 0 {
+			return true
+		}
+	}
+	return false
 }
