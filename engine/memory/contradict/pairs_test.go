@@ -83,6 +83,11 @@ var pairSets = []pairSet{
 	// 0.216. Its floor guards against regressions and was not tuned towards.
 	{"pairs_heldout4", "tune", 0.97, 0.57},
 	{"pairs_heldout4", "test", 0.9, 0.2},
+	// A second blind set (helper h5blind, committed 59a2196), measured once with
+	// the judge frozen at f97fd50 and not tuned on (neither half's failures are
+	// listed): tune 0.818 / 0.383, test 0.909 / 0.189. Regression floors.
+	{"pairs_heldout5", "tune", 0.8, 0.37},
+	{"pairs_heldout5", "test", 0.9, 0.18},
 }
 
 func (s pairSet) load(t *testing.T) []labelled {
@@ -107,7 +112,7 @@ func TestJudgeOnLabelledPairs(t *testing.T) {
 			pairs := set.load(t)
 			// The test halves of pairs_heldout2 and pairs_heldout3 are measured blind: its failures are not
 			// listed, so no rule is written for one of its sentences.
-			blind := set.split == "test"
+			blind := set.split == "test" || set.file == "pairs_heldout5"
 			var tp, fp, fn int
 			for _, p := range pairs {
 				got := Check(Statement{Text: p.A, Event: p.AKind == "episode"}, Statement{Text: p.B, Event: p.BKind == "episode"})
