@@ -10,7 +10,8 @@ import "testing"
 // (a build tag rather than a skip: it checks nothing, it lists).
 func TestTuneMisses(t *testing.T) {
 	for _, set := range pairSets {
-		if set.split == "test" {
+		// pairs_heldout5 is blind in both halves until a round tunes on it.
+		if set.split == "test" || set.file == "pairs_heldout5" {
 			continue
 		}
 		var tp, fp, fn int
