@@ -202,14 +202,14 @@ func values(a, b statement) Result {
 		if len(vb) == 0 || len(intersect(keys(va), keys(vb))) > 0 || withinBounds(a, b, t) {
 			continue
 		}
-		// A value named after the same thing on both sides ("Go 1.22" vs "Go
-		// 1.21", "1000 requests" vs "200 requests") is the same slot however the
-		// rest is worded, unless names or scopes differ on both sides.
-		// A path one side scopes its value to ("changes under security/
-		// need two approvals") narrows its subject.
+		// A subject narrowed by a phrase or a path of its own ("changes under
+		// security/ need two approvals") has values of its own.
 		if scopedByPath(a, b) || scopedByPath(b, a) || subjectQualified(a, b) || subjectQualified(b, a) {
 			continue
 		}
+		// A value named after the same thing on both sides ("Go 1.22" vs "Go
+		// 1.21", "1000 requests" vs "200 requests") is the same slot however the
+		// rest is worded, unless names or scopes differ on both sides.
 		named := namedClash(a, b, t)
 		if named && differentSubject(a.words, b.words, union(a.shaped, b.shaped)) {
 			continue

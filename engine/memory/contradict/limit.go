@@ -55,7 +55,7 @@ func thresholdBefore(toks []token, i int) bool {
 }
 
 // limitClash finds a limit and a refusal threshold of one type that differ, for
-// subjects with a word in common.
+// the same thing.
 func limitClash(a, b statement) Result {
 	va, ra, oka := limitValue(a)
 	vb, rb, okb := limitValue(b)

@@ -1,9 +1,6 @@
 package contradict
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // An owner clash: two statements give the same thing two different owners. A
 // thing has one owner, so "The platform team owns the Terraform modules" and
@@ -98,7 +95,7 @@ func ownerClash(a, b statement) Result {
 func ownerKeys(ts []token) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range ts {
-		if !genericOwners[strings.ToLower(t.surface)] {
+		if !genericOwners[t.lower] {
 			out[t.key] = true
 		}
 	}

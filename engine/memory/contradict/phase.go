@@ -30,19 +30,15 @@ func phaseOf(s statement) (token, bool) {
 			found = append(found, t)
 		}
 	}
-	for _, f := range found[min(1, len(found)):] {
+	if len(found) == 0 {
+		return token{}, false
+	}
+	for _, f := range found[1:] {
 		if ownKey(f.lower) != ownKey(found[0].lower) {
 			return token{}, false
 		}
 	}
-	return firstOr(found), len(found) > 0
-}
-
-func firstOr(ts []token) token {
-	if len(ts) == 0 {
-		return token{}
-	}
-	return ts[0]
+	return found[0], true
 }
 
 // phaseCued: a phase cue before toks[i], through determiners ("during the").

@@ -62,21 +62,22 @@ func quantifierClash(a, b statement) Result {
 	if !oka || !okb {
 		return Result{}
 	}
-	for _, p := range [][2]statement{{a, b}, {b, a}} {
-		qu, qe := qa, qb
-		if p[0].text != a.text {
-			qu, qe = qb, qa
-		}
-		if !qu.universal || qe.universal || !sharesHeadWord(qu.head, qe.head) {
+	type side struct {
+		q quantified
+		s statement
+	}
+	for _, p := range [][2]side{{{qa, a}, {qb, b}}, {{qb, b}, {qa, a}}} {
+		rule, part := p[0], p[1]
+		if !rule.q.universal || part.q.universal || !sharesHeadWord(rule.q.head, part.q.head) {
 			continue
 		}
-		exception := qe.only && len(qe.head) > 1 || qe.partial && hasException(p[1])
-		shared := intersect(p[0].words, p[1].words)
-		if !exception || len(minus(shared, contentKeys(qu.head))) == 0 {
+		exception := part.q.only && len(part.q.head) > 1 || part.q.partial && hasException(part.s)
+		shared := intersect(rule.s.words, part.s.words)
+		if !exception || len(minus(shared, contentKeys(rule.q.head))) == 0 {
 			continue
 		}
 		return Result{Contradicts: true, Kind: KindPolarity, Reason: fmt.Sprintf("exception to a rule: %q vs %q",
-			surfaces(qu.head), surfaces(qe.head))}
+			surfaces(rule.q.head), surfaces(part.q.head))}
 	}
 	return Result{}
 }
@@ -90,10 +91,8 @@ func sharesHeadWord(x, y []token) bool {
 
 // hasException: the part does otherwise ("still"), or without (a negation).
 func hasException(s statement) bool {
-	for _, c := range s.clauses {
-		if len(c.marks) > 0 {
-			return true
-		}
+	if hasMarks(s) {
+		return true
 	}
 	for _, t := range s.toks {
 		if t.kind == tWord && t.lower == "still" {

@@ -425,6 +425,7 @@ func countedNoun(after []token) (token, bool) {
 	return last, n > 0
 }
 
+// ofOnly is the one preposition postQualified trusts without a verb marker.
 var ofOnly = setOf([]string{"of"})
 
 // postQualified reports whether c's subject carries a prepositional phrase of

@@ -226,7 +226,7 @@ func matchValue(s string) (int, []token) {
 			return len(m[0]), append(host, value(m[2], "number", trimNumber(m[2])))
 		}
 	}
-	if strings.Count(first, "-") >= 1 {
+	if strings.Contains(first, "-") {
 		// A cloud region: "eu-west-1", "us-central1".
 		if m := reRegion.FindString(s); m != "" {
 			return len(m), []token{value(m, "region", strings.ToLower(m))}
@@ -348,9 +348,6 @@ func lessBase(lower string) (string, bool) {
 // "uncompressed", "unlocked", not "unit" or "unique".
 const minUnBase = 5
 
-// notUn are words in un- that do not negate their base.
-var notUn = setOf([]string{"understand", "understood", "underscore", "underlying", "undergo", "unison"})
-
 // notUnStarts are the starts of bases of words in un- that are no negation:
 // under-, unit-, unique, union, universe, uniform, unicode.
 var notUnStarts = []string{"der", "it", "iq", "ion", "iv", "if", "ic"}
@@ -358,7 +355,7 @@ var notUnStarts = []string{"der", "it", "iq", "ion", "iv", "if", "ic"}
 // unBase returns the base of a word in un- that means "not" it.
 func unBase(lower string) (string, bool) {
 	base, ok := strings.CutPrefix(lower, "un")
-	if !ok || len(base) < minUnBase || notUn[lower] || antonymStems[stem(lower)] != "" {
+	if !ok || len(base) < minUnBase || antonymStems[stem(lower)] != "" {
 		return "", false
 	}
 	for _, p := range notUnStarts {
