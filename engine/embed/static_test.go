@@ -65,7 +65,7 @@ func TestStaticMatchesFloatEmbedding(t *testing.T) {
 		"parseCSVHeader decodes the heading of a spreadsheet",
 		"refund refund refund customer",
 		"sendEmail dispatches a mail message to the buyer via smtpRelay",
-		"the return for",                 // only stop words, all in the table
+		"the return for",                // only stop words, all in the table
 		"zorblax quuxify refund refund", // unknown tokens with tf
 		"blank blank refund",            // a zero row
 	}
