@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -201,10 +200,3 @@ func synthGloVeFile(tb testing.TB, words []string, dims int) []byte {
 	}
 	return b
 }
-
-// readerAtFunc adapts a function to io.ReaderAt.
-type readerAtFunc func(p []byte, off int64) (int, error)
-
-func (f readerAtFunc) ReadAt(p []byte, off int64) (int, error) { return f(p, off) }
-
-var _ io.ReaderAt = readerAtFunc(nil)
