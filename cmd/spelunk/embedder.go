@@ -29,14 +29,14 @@ func (f *embedFlags) register(fs *pflag.FlagSet) {
 	if err != nil && env != "" {
 		f.badEnv = env
 	}
-	fs.StringVar(&f.provider, "embedder", envOr("SPELUNK_EMBEDDER", "auto"), "embedding provider: auto (GloVe when installed, else hash), glove, hash, openai")
+	fs.StringVar(&f.provider, "embedder", envOr("SPELUNK_EMBEDDER", "auto"), "embedding provider: auto (the built-in code model, else GloVe when installed, else hash), code, glove, hash, openai")
 	fs.StringVar(&f.model, "embed-model", os.Getenv("SPELUNK_EMBED_MODEL"), "model name for --embedder openai")
 	fs.StringVar(&f.url, "embed-url", os.Getenv("SPELUNK_EMBED_URL"), "base URL of an OpenAI-compatible /v1/embeddings server")
 	fs.IntVar(&f.dims, "embed-dims", dims, "vector dimensions (hash: default 384; openai: expected, 0 = learn)")
 }
 
 // embedProviders are the values of --embedder ("hashing" is an old spelling of hash).
-var embedProviders = []string{embed.ProviderAuto, embed.ProviderGloVe, embed.ProviderHash, embed.ProviderOpenAI}
+var embedProviders = []string{embed.ProviderAuto, embed.ProviderCode, embed.ProviderGloVe, embed.ProviderHash, embed.ProviderOpenAI}
 
 // maxEmbedDims is pgvector's limit on a vector's dimensions.
 const maxEmbedDims = 16000
@@ -94,10 +94,27 @@ func embedderStatus(f *embedFlags) func() (string, string, error) {
 		if err != nil {
 			return "", "", err
 		}
-		desc := fmt.Sprintf("%s (%d dims)", e.Name(), e.Dims())
 		if note != "" {
-			return desc, "GloVe data not installed, hashing fallback in use", nil
+			return describeEmbedder(e), "no code model in this build and no GloVe data, hashing fallback in use", nil
 		}
-		return desc, "", nil
+		return describeEmbedder(e), "", nil
 	}
+}
+
+// describeEmbedder names the model in use and what it is made of.
+func describeEmbedder(e embed.Embedder) string {
+	desc := fmt.Sprintf("%s (%d dims)", e.Name(), e.Dims())
+	switch e := e.(type) {
+	case *embed.Static:
+		m := e.Meta()
+		desc += fmt.Sprintf(": static code model, %d tokens × %d dims + %d hashed", e.Words(), m.Dims, m.HashDims)
+		if m.Teacher != "" {
+			desc += ", distilled from " + m.Teacher
+		}
+	case *embed.GloVe:
+		desc += fmt.Sprintf(": GloVe word vectors, %d words (%s)", e.Words(), e.Source())
+	case *embed.Hashing:
+		desc += ": feature hashing, no word vectors"
+	}
+	return desc
 }

@@ -36,7 +36,7 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"embed", "import-wink", "--from", "x.tgz", "--words", "-1"}, "--words must not be negative"},
 		{[]string{"eval", "history", "--commits", "0"}, "--commits and --max-files must be at least 1"},
 		{[]string{"eval", "history", "--max-files", "0"}, "--commits and --max-files must be at least 1"},
-		{[]string{"search", "x", "--embedder", "word2vec"}, "--embedder (or $SPELUNK_EMBEDDER) must be one of auto, glove, hash, openai"},
+		{[]string{"search", "x", "--embedder", "word2vec"}, "--embedder (or $SPELUNK_EMBEDDER) must be one of auto, code, glove, hash, openai"},
 		{[]string{"index", "--embed-dims", "-4"}, "--embed-dims (or $SPELUNK_EMBED_DIMS) must be between 0 and"},
 		{[]string{"memory", "search", "x", "--embed-dims", "20000"}, "--embed-dims (or $SPELUNK_EMBED_DIMS) must be between 0 and"},
 		{[]string{"briefing", "--limit", "0"}, "--limit must be between 1 and 100"},

@@ -89,7 +89,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(newDBCmd(g), newDoctorCmd(g), newIndexCmd(g), newStatusCmd(g), newSymbolsCmd(g),
 		newSearchCmd(g), newShowCmd(g), newWalkCmd(g, walkVerbs[0]), newWalkCmd(g, walkVerbs[1]),
 		newWalkCmd(g, walkVerbs[2]), newWalkCmd(g, walkVerbs[3]),
-		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd())
+		newImportsCmd(g, false), newImportsCmd(g, true), newEvalCmd(g), newEmbedCmd(), newModelCmd())
 	root.AddCommand(newMemoryCmds(g)...)
 	root.AddCommand(newMCPCmd(g), newSyncCmd(g))
 	root.AddCommand(newServeCmd(g), newHooksCmd(g), newWatchCmd(g))

