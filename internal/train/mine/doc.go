@@ -107,47 +107,52 @@ func dropLeadingComments(lines []string) []string {
 }
 
 // dropDocstring removes a Python definition's docstring: the first string
-// literal statement after the header line.
+// literal statement after the header (the def or class line through the
+// line ending with ':').
 func dropDocstring(lines []string) []string {
-	start := -1
-	for i, l := range lines {
-		t := strings.TrimSpace(l)
-		if start < 0 {
-			if strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ") {
-				start = i
-			}
-			continue
-		}
-		if i == start || (!strings.HasSuffix(strings.TrimSpace(lines[i-1]), ":") && !inHeader(lines[start:i])) {
-			continue
-		}
-		q := quoteOf(t)
-		if q == "" {
+	i := 0
+	for i < len(lines) && !isDefLine(lines[i]) {
+		i++ // decorators
+	}
+	for i < len(lines) && !strings.HasSuffix(strings.TrimSpace(stripHash(lines[i])), ":") {
+		i++
+	}
+	i++
+	for i < len(lines) && strings.TrimSpace(lines[i]) == "" {
+		i++
+	}
+	if i >= len(lines) {
+		return lines
+	}
+	t := strings.TrimSpace(lines[i])
+	q := quoteOf(t)
+	if q == "" {
+		return lines
+	}
+	end := i
+	rest := strings.TrimLeft(t, "rRuUbBfF")[len(q):]
+	for !strings.Contains(rest, q) {
+		end++
+		if end >= len(lines) {
 			return lines
 		}
-		end := i
-		rest := strings.TrimLeft(t, "rRuUbBfF")[len(q):]
-		for !strings.Contains(rest, q) {
-			end++
-			if end >= len(lines) {
-				return lines
-			}
-			rest = lines[end]
-		}
-		return append(append([]string{}, lines[:i]...), lines[end+1:]...)
+		rest = lines[end]
 	}
-	return lines
+	return append(append([]string{}, lines[:i]...), lines[end+1:]...)
 }
 
-// inHeader reports whether the header lines so far still open a signature
-// (the line ending with ':' has not come yet).
-func inHeader(h []string) bool {
-	for _, l := range h {
-		if strings.HasSuffix(strings.TrimSpace(l), ":") {
-			return false
-		}
+func isDefLine(l string) bool {
+	t := strings.TrimSpace(l)
+	return strings.HasPrefix(t, "def ") || strings.HasPrefix(t, "async def ") || strings.HasPrefix(t, "class ")
+}
+
+// stripHash drops a trailing # comment (a rough cut: a # inside a string on
+// a header line is rare).
+func stripHash(l string) string {
+	if i := strings.Index(l, " #"); i >= 0 {
+		return l[:i]
 	}
-	return true
+	return l
 }
 
 // quoteOf is the string delimiter a docstring line opens with, or "".

@@ -54,7 +54,7 @@ func main() {
 	flag.StringVar(&o.out, "out", "pairs.jsonl", "output JSON lines file (- for standard output)")
 	flag.IntVar(&o.par, "j", min(2, runtime.NumCPU()), "parse workers")
 	flag.BoolVar(&o.git, "git", false, "mine commits of every -src that is a git work tree (detected anyway when it has .git)")
-	flag.Float64Var(&o.maxOverlap, "max-overlap", 1, "drop non-test pairs whose query shares at least this share of its words with the code's identifiers (1: keep all)")
+	flag.Float64Var(&o.maxOverlap, "max-overlap", 0, "drop non-test pairs whose query shares at least this share of its words with the code's identifiers (0: keep all)")
 	var rest []string
 	o.srcs, rest = splitSrcs(os.Args[1:])
 	if err := flag.CommandLine.Parse(rest); err != nil {
@@ -103,6 +103,11 @@ type sink struct {
 	err        error
 }
 
+func newSinkFor(w io.Writer) *sink {
+	return &sink{w: bufio.NewWriterSize(w, 1<<20), seen: map[uint64]bool{}, byKind: map[string]int{},
+		byLang: map[string]int{}}
+}
+
 func (s *sink) emit(p Pair) {
 	p.Query, p.Code = strings.TrimSpace(p.Query), strings.TrimRight(p.Code, " \t\n")
 	if p.Query == "" || strings.TrimSpace(p.Code) == "" {
@@ -119,7 +124,7 @@ func (s *sink) emit(p Pair) {
 	s.seen[k] = true
 	if p.Kind != "test" && overlap(p.Query, p.Code) >= 0.6 {
 		s.overlapped++
-		if overlap(p.Query, p.Code) >= s.maxOverlap {
+		if s.maxOverlap > 0 && overlap(p.Query, p.Code) >= s.maxOverlap {
 			s.dropped++
 			return
 		}
@@ -153,8 +158,8 @@ func run(ctx context.Context, o options, log io.Writer) error {
 		defer f.Close()
 		w = f
 	}
-	s := &sink{w: bufio.NewWriterSize(w, 1<<20), seen: map[uint64]bool{}, byKind: map[string]int{},
-		byLang: map[string]int{}, maxOverlap: o.maxOverlap}
+	s := newSinkFor(w)
+	s.maxOverlap = o.maxOverlap
 	start := time.Now()
 	for i, dir := range o.srcs {
 		if ctx.Err() != nil {

@@ -46,8 +46,8 @@ func readmePairs(r *repo, emit func(Pair)) {
 	}
 }
 
-// section is a Markdown heading with the prose under it and the code spans
-// that prose holds.
+// section is one paragraph of Markdown prose under its heading, and the
+// code spans the paragraph holds.
 type section struct {
 	heading string
 	text    string
@@ -61,14 +61,17 @@ var (
 	identEnd = regexp.MustCompile(`([A-Za-z_$][A-Za-z0-9_$]*)\s*(\(.*\))?\s*$`)
 )
 
-// sections splits Markdown into sections; fenced code is left out.
+// sections splits Markdown into paragraphs under their headings; fenced
+// code, tables and badges are left out.
 func sections(md string) []section {
 	var out []section
+	heading := ""
 	cur := section{}
 	var text []string
 	flush := func() {
 		cur.text = collapse(strings.Join(text, " "))
-		if cur.heading != "" || cur.text != "" {
+		if cur.text != "" {
+			cur.heading = heading
 			out = append(out, cur)
 		}
 		cur, text = section{}, nil
@@ -85,7 +88,11 @@ func sections(md string) []section {
 		}
 		if strings.HasPrefix(t, "#") {
 			flush()
-			cur.heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			heading = strings.TrimSpace(strings.TrimLeft(t, "#"))
+			continue
+		}
+		if t == "" {
+			flush()
 			continue
 		}
 		if strings.HasPrefix(t, "|") || strings.HasPrefix(t, "[!") || strings.HasPrefix(t, "<!--") {
@@ -116,7 +123,7 @@ func sectionPairs(r *repo, p string, sec section, emit func(Pair)) {
 	n := 0
 	for _, span := range sec.spans {
 		m := identEnd.FindStringSubmatch(span)
-		if m == nil || len(m[1]) < 3 || seen[m[1]] {
+		if m == nil || len(m[1]) < 4 || seen[m[1]] || !apiName(span, m[1], r.name) {
 			continue
 		}
 		seen[m[1]] = true
@@ -130,4 +137,17 @@ func sectionPairs(r *repo, p string, sec section, emit func(Pair)) {
 			return
 		}
 	}
+}
+
+// apiName reports whether a code span names an API rather than a word or
+// the package itself: a call, a qualified name, or a mixed-case or
+// snake_case identifier that is not the package's name.
+func apiName(span, name, repoName string) bool {
+	if strings.Contains(strings.ToLower(repoName), strings.ToLower(name)) {
+		return false
+	}
+	if strings.ContainsAny(span, "(.") || strings.Contains(name, "_") {
+		return true
+	}
+	return strings.ToLower(name) != name && strings.ToUpper(name) != name
 }

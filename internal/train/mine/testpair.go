@@ -82,7 +82,7 @@ func bestCallee(r *repo, f *srcFile, q string, calls []parse.Ref) (def, bool) {
 	want := map[string]bool{}
 	for _, w := range strings.Fields(q) {
 		if !stopwords[w] {
-			want[w] = true
+			want[stem(w)] = true
 		}
 	}
 	best, bestScore := "", 0
@@ -92,7 +92,7 @@ func bestCallee(r *repo, f *srcFile, q string, calls []parse.Ref) (def, bool) {
 		}
 		score := 0
 		for _, w := range words(c.Name) {
-			if want[w] {
+			if want[stem(w)] {
 				score++
 			}
 		}
@@ -116,4 +116,15 @@ func bestCallee(r *repo, f *srcFile, q string, calls []parse.Ref) (def, bool) {
 		return local[0], true
 	}
 	return def{}, false
+}
+
+// stem is a crude stem that lets "dedupes" meet "dedupe" and "parsing"
+// meet "parse".
+func stem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s", "e"} {
+		if len(w) > len(suf)+3 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)]
+		}
+	}
+	return w
 }
