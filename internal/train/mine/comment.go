@@ -28,7 +28,7 @@ func commentPairs(r *repo, f *srcFile, emit func(Pair)) {
 			}
 			code := codeAfter(f.lang, lines[j+n:])
 			j += n - 1
-			if trivialText(text) || looksLikeCode(text) || len(strings.TrimSpace(code)) < 16 {
+			if trivialText(text) || looksLikeCode(text) || fragment.MatchString(text) || len(strings.TrimSpace(code)) < 16 {
 				continue
 			}
 			emit(Pair{Kind: "comment", Query: clip(text, 400), Code: code, Repo: r.name, Path: f.path,
@@ -110,6 +110,10 @@ func dedent(lines []string) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// fragment matches a comment that continues an earlier one rather than
+// saying something on its own.
+var fragment = regexp.MustCompile(`^(\.\.\.|(?i:and|or|but|so|then|also|otherwise|else)\b)`)
 
 var codeish = regexp.MustCompile(`[;{}]\s*$|^\s*(if|for|while|return|var|let|const|func|def|import|from)\b.*[(:=]|\w+\([^)]*\)\s*$|^[\w.]+\s*[:=]=?\s`)
 

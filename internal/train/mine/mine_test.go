@@ -157,11 +157,13 @@ func Sum(xs []int) int {
 
 	// short one
 	x := 1
+	// and then the rest of what the comment above said
+	x++
 	// t = t + x; commented out code
 	return t + x
 }
 `}, []want{{"add every element to the running total", "a.Sum",
-			[]string{"t := 0", "t += x"}, []string{"short one", "return"}}}},
+			[]string{"t := 0", "t += x"}, []string{"short one", "return", "x++"}}}},
 		{"python comment, at most eight lines", map[string]string{"m.py": `def f(n):
     # walk the numbers and keep only the even ones
     a = 1
@@ -244,7 +246,7 @@ func TestTestWords(t *testing.T) {
 
 func TestReadmePairs(t *testing.T) {
 	files := map[string]string{
-		"README.md": "# Retries\n\nCall `Backoff()` to wait longer after every failed attempt, up to a cap.\n\n" +
+		"README.md": "# Retries\n\nCall {func}`Backoff()` (see https://x.org/a) to wait longer after every failed attempt, up to a cap.\n\n" +
 			"```go\nBackoff()\n```\n\n## Other\n\nThe `Dup` helper exists twice so it names nothing here at all.\n\n" +
 			"Words only, with a `plain` span and no API named in it at all.\n",
 		"retry.go": "package retry\n\nfunc Backoff() {}\n",

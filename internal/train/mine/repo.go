@@ -57,6 +57,9 @@ var defKinds = map[parse.Kind]bool{
 var skipDirs = map[string]bool{
 	".git": true, "node_modules": true, "vendor": true, "third_party": true, "testdata": true,
 	"__pycache__": true, "dist-types": true, ".hg": true, ".svn": true,
+	// Third-party packages installed beside a Python standard library are not
+	// the library, and may be packages the corpus excludes.
+	"site-packages": true, "dist-packages": true,
 }
 
 // loadRepo walks dir and parses its code files with par workers.

@@ -129,10 +129,21 @@ func overlap(query, code string) float64 {
 	return float64(n) / float64(len(q))
 }
 
-var spaces = regexp.MustCompile(`\s+`)
+var (
+	spaces  = regexp.MustCompile(`\s+`)
+	urls    = regexp.MustCompile(`<?https?://[^\s)>\]]+>?`)
+	mystRol = regexp.MustCompile(`\{[a-z:]+\}`)
+	refLink = regexp.MustCompile(`\[([^\]]+)\]\[[^\]]*\]`)
+	emptied = regexp.MustCompile(`\s*\((?:\s*(?:see|at|cf\.?)\s*:?)?\s+\)`) // what a removed URL leaves
+)
 
-// collapse joins text's whitespace runs into single spaces.
+// collapse joins text's whitespace runs into single spaces and drops URLs,
+// MyST roles ({class}) and the targets of reference links ([text][ref]).
 func collapse(text string) string {
+	text = urls.ReplaceAllString(text, "")
+	text = emptied.ReplaceAllString(text, "")
+	text = mystRol.ReplaceAllString(text, "")
+	text = refLink.ReplaceAllString(text, "$1")
 	return strings.TrimSpace(spaces.ReplaceAllString(text, " "))
 }
 
