@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real
+.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real train-corpus
 
 all: build
 
@@ -65,3 +65,16 @@ lint:
 
 clean:
 	rm -rf bin
+
+# The training corpus of the code-embedding model (train/README.md): fetch the packages of
+# train/manifest.tsv from their registries, then mine text<->code pairs from them, from
+# $GOROOT/src and from the local CPython standard library into $(TRAIN_CACHE)/pairs.jsonl.
+# Not part of `make test`: CI has no network.
+TRAIN_CACHE ?= $(or $(SPELUNK_TRAIN_CACHE),$(HOME)/.cache/spelunk/train)
+train-corpus:
+	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/fetch.sh || \
+		echo "train-corpus: the rows listed above are missing; mining what was fetched" >&2
+	@$(GO) run ./internal/train/mine -j 2 -out "$(TRAIN_CACHE)/pairs.jsonl.tmp" \
+		-src "$(TRAIN_CACHE)"/src/*/* "$$($(GO) env GOROOT)/src" \
+		"$$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+	@mv "$(TRAIN_CACHE)/pairs.jsonl.tmp" "$(TRAIN_CACHE)/pairs.jsonl"
