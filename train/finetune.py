@@ -29,12 +29,18 @@ def load_ragged(prefix, side):
     return ids, starts, offs
 
 
-def bags(ids, starts, ends, rows):
-    """Flattened distinct ids, their 1+ln(tf) weights and bag offsets."""
+def bags(ids, starts, ends, rows, drop=None):
+    """Flattened distinct ids, their 1+ln(tf) weights and bag offsets. drop,
+    when given, holds per row the ids to leave out (unless nothing would be
+    left)."""
     flat, wts, offs = [], [], []
     n = 0
-    for r in rows:
+    for i, r in enumerate(rows):
         u, c = np.unique(ids[starts[r]:ends[r]], return_counts=True)
+        if drop is not None and drop[i] is not None:
+            keep = ~np.isin(u, drop[i])
+            if keep.any():
+                u, c = u[keep], c[keep]
         offs.append(n)
         flat.append(u)
         wts.append(1.0 + np.log(c))
@@ -47,6 +53,37 @@ def embed(table, b):
     flat, w, offs = b
     v = F.embedding_bag(flat, table, offs, mode="sum", per_sample_weights=w)
     return F.normalize(v, dim=1)
+
+
+def repo_batches(rows, repo, batch, group, rng):
+    """Batches made of groups of `group` pairs of one repository each, so the
+    in-batch negatives are mostly other definitions of the same code base:
+    what a question must be told apart from at search time."""
+    groups = []
+    for r in np.unique(repo[rows]):
+        rr = rng.permutation(rows[repo[rows] == r])
+        groups += [rr[i:i + group] for i in range(0, len(rr) - group + 1, group)]
+    order = rng.permutation(len(groups))
+    per = batch // group
+    return [np.concatenate([groups[j] for j in order[i:i + per]]) for i in range(0, len(order) - per + 1, per)]
+
+
+def masks(data, rows, p, rng):
+    """For a fraction p of the rows, the code side's ids: the query then keeps
+    only words the code does not contain, which is what a person's question
+    looks like to the lexical channel when it fails."""
+    ids, starts, ends = data["c"]
+    return [ids[starts[r]:ends[r]] if rng.random() < p else None for r in rows]
+
+
+def cap_rows(rows, repo, cap, rng):
+    """At most cap pairs of each repository (a few Javadoc-heavy libraries
+    would otherwise be most of the corpus)."""
+    out = []
+    for r in np.unique(repo[rows]):
+        rr = rows[repo[rows] == r]
+        out.append(rng.permutation(rr)[:cap] if len(rr) > cap else rr)
+    return np.concatenate(out)
 
 
 def evaluate(table, data, rows, batch):
@@ -76,6 +113,9 @@ def main():
     ap.add_argument("--lr", type=float, default=0.003)
     ap.add_argument("--tau", type=float, default=0.05)
     ap.add_argument("--pull", type=float, default=1.0, help="weight of the pull towards the distilled table")
+    ap.add_argument("--group", type=int, default=128, help="pairs of one repository per batch group (0: random batches)")
+    ap.add_argument("--mask", type=float, default=0.5, help="fraction of queries stripped of the code's own words")
+    ap.add_argument("--cap", type=int, default=4000, help="most pairs taken from one repository")
     ap.add_argument("--val-repos", default="", help="comma-separated repositories kept out for validation")
     ap.add_argument("--name", default="")
     ap.add_argument("--seed", type=int, default=0)
@@ -100,6 +140,7 @@ def main():
         val_ids = set(rng.choice(len(names), max(1, len(names) // 50), replace=False).tolist())
     is_val = np.isin(repo, list(val_ids))
     train_rows, val_rows = np.nonzero(~is_val)[0], np.nonzero(is_val)[0]
+    train_rows = cap_rows(train_rows, repo, a.cap, rng)
     print(f"finetune: {len(train_rows)} training pairs, {len(val_rows)} validation pairs "
           f"({len(val_ids)} repositories)", file=sys.stderr)
 
@@ -107,14 +148,17 @@ def main():
     table = torch.nn.Parameter(torch.from_numpy(init.copy()))
     opt = torch.optim.Adam([table], lr=a.lr)
     print(f"finetune: epoch 0 val MRR@{a.batch} {evaluate(table, data, val_rows, a.batch):.4f}", file=sys.stderr)
-    steps = len(train_rows) // a.batch
     for ep in range(a.epochs):
         t0 = time.time()
-        perm = rng.permutation(train_rows)
+        if a.group:
+            batches = repo_batches(train_rows, repo, a.batch, a.group, rng)
+        else:
+            perm = rng.permutation(train_rows)
+            batches = [perm[i:i + a.batch] for i in range(0, len(perm) - a.batch + 1, a.batch)]
+        steps = len(batches)
         tot = 0.0
-        for s in range(steps):
-            r = perm[s * a.batch:(s + 1) * a.batch]
-            qb, cb = bags(*data["q"], r), bags(*data["c"], r)
+        for s, r in enumerate(batches):
+            qb, cb = bags(*data["q"], r, masks(data, r, a.mask, rng)), bags(*data["c"], r)
             q, c = embed(table, qb), embed(table, cb)
             logits = q @ c.T / a.tau
             lab = torch.arange(len(r))

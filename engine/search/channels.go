@@ -169,7 +169,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	if len(vecs) != 1 || len(vecs[0]) != s.emb.Dims() {
 		return nil, fmt.Errorf("embedder %s returned a vector of the wrong size", s.emb.Name())
 	}
-	wv, soft := s.emb.(wordVectors)
+	wv, soft := softMatched(s.emb)
 	// One channel's depth of candidates for the soft term rescoring too: a pool
 	// twice as deep cost twice the rescoring and, with dense weighted as a
 	// tie-breaker, found nothing more on the tuning half of the real-code set.

@@ -113,6 +113,18 @@ func countPairs(path string, counts map[string]int) error {
 	return nil
 }
 
+// noise reports tokens that name nothing a person would ask about: long numbers
+// and hex or base64 fragments (hashes, test vectors, magic constants).
+func noise(t string) bool {
+	digits := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] >= '0' && t[i] <= '9' {
+			digits++
+		}
+	}
+	return digits > 4 || (digits > 0 && len(t) > 12)
+}
+
 func write(path string, counts map[string]int, minCount, maxLen int) error {
 	type kv struct {
 		tok string
@@ -120,7 +132,7 @@ func write(path string, counts map[string]int, minCount, maxLen int) error {
 	}
 	var rows []kv
 	for t, n := range counts {
-		if n >= minCount && len(t) <= maxLen {
+		if n >= minCount && len(t) <= maxLen && !noise(t) {
 			rows = append(rows, kv{t, n})
 		}
 	}

@@ -32,8 +32,8 @@ def main():
     ap.add_argument("--bin", default="bin/spelunk")
     ap.add_argument("--out", default="/tmp/spelunk-eval-real")
     ap.add_argument("--label", default="queries")
-    ap.add_argument("extra", nargs="*")
-    a = ap.parse_args()
+    a, a.extra = ap.parse_known_args()
+    a.extra = [x for x in a.extra if x != "--"]
     repos = os.environ.get("SPELUNK_REAL_REPOS", "/work/repos")
     os.makedirs(a.out, exist_ok=True)
     # (tag, config) -> [n, hit1, hit5, rr]
