@@ -30,6 +30,7 @@ import (
 type Static struct {
 	wordTable
 	meta    StaticMeta
+	name    string
 	dims    int
 	scales  []float32
 	rows    io.ReaderAt
@@ -100,6 +101,7 @@ func newStatic(f *staticFile) (*Static, error) {
 	s := &Static{
 		wordTable: t,
 		meta:      f.meta,
+		name:      fmt.Sprintf("%s-%08x", f.meta.Name, f.sum),
 		dims:      f.meta.Dims + f.meta.HashDims,
 		scales:    f.scales,
 		rows:      f.rows,
@@ -131,9 +133,11 @@ func (s *Static) decodeRows(dst []float32, lo, hi int) {
 	unitRows(dst, d, s.weight[lo:hi])
 }
 
-// Name returns the model name from the model's metadata, e.g.
-// "spelunk-code-256d-v1".
-func (s *Static) Name() string { return s.meta.Name }
+// Name returns the model name stored with every vector: the metadata's name and
+// the file's checksum, e.g. "spelunk-code-256d-v1-5a0c91e2". Retrained weights
+// are another vector space even when nobody bumps the name, and vectors of one
+// set of weights are never compared with a query embedded by another.
+func (s *Static) Name() string { return s.name }
 
 // Dims returns the vector length: the table's dimensions plus the hashed ones.
 func (s *Static) Dims() int { return s.dims }

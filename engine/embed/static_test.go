@@ -2,6 +2,9 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
 	"math"
 	"slices"
 	"sync"
@@ -88,8 +91,20 @@ func TestStaticMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := s.Name(), "spelunk-code-test-76d-v0"; got != want {
+	want := fmt.Sprintf("spelunk-code-test-76d-v0-%08x", binary.LittleEndian.Uint32(b[len(b)-4:]))
+	if got := s.Name(); got != want {
 		t.Errorf("Name() = %q, want %q", got, want)
+	}
+	// Other weights under the same metadata name are another vector space.
+	b2 := slices.Clone(b)
+	b2[len(b2)-5] ^= 1 // the last row's last component
+	b2 = binary.LittleEndian.AppendUint32(b2[:len(b2)-4], crc32.Checksum(b2[:len(b2)-4], castagnoli))
+	s2, err := LoadStatic(b2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s2.Name() == s.Name() {
+		t.Errorf("two sets of weights share the name %q", s.Name())
 	}
 	if got, want := s.Dims(), placeholderDims+28; got != want {
 		t.Errorf("Dims() = %d, want %d", got, want)

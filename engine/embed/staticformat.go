@@ -93,6 +93,8 @@ type staticFile struct {
 	scales   []float32
 	rows     io.ReaderAt
 	rowsOff  int64
+	// sum is the file's stored CRC-32C: it names these weights (see Static.Name).
+	sum uint32
 }
 
 // appendStaticFile encodes f, whose rows are q (count*dims int8 values as
@@ -162,7 +164,11 @@ func parseStaticFile(r io.ReaderAt, size int64, verify bool) (*staticFile, error
 	if _, err := r.ReadAt(mid, staticHeader); err != nil {
 		return nil, fmt.Errorf("%w: read: %w", errCorruptStatic, err)
 	}
-	f := &staticFile{metaJSON: mid[:metaLen], rows: r, rowsOff: size - 4 - count*dims}
+	tail := make([]byte, 4)
+	if _, err := r.ReadAt(tail, size-4); err != nil {
+		return nil, fmt.Errorf("%w: read checksum: %w", errCorruptStatic, err)
+	}
+	f := &staticFile{metaJSON: mid[:metaLen], rows: r, rowsOff: size - 4 - count*dims, sum: binary.LittleEndian.Uint32(tail)}
 	if err := json.Unmarshal(f.metaJSON, &f.meta); err != nil {
 		return nil, fmt.Errorf("%w: metadata: %w", errCorruptStatic, err)
 	}
