@@ -1,0 +1,93 @@
+package index_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// fieldChainFixture is gin's shape (issue 36, 1): a handler in one file reads
+// c.Request.URL.Path, where Context (another file) holds an *http.Request: an
+// external type, so the read has no target, though a struct of the repository
+// (RouteInfo) has a field Path. context.go has unresolved edges of its own, as
+// any real file does.
+var fieldChainFixture = map[string]string{
+	"go.mod": "module example.com/gin\n\ngo 1.22\n",
+	"context.go": `package gin
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// Context carries a request.
+type Context struct {
+	Request *http.Request
+}
+
+// String describes the context.
+func (c *Context) String() string { return fmt.Sprint(c.Request.Method) }
+`,
+	"routes.go": `package gin
+
+// RouteInfo describes a route.
+type RouteInfo struct {
+	Path   string
+	Method string
+}
+`,
+	"gin.go": `package gin
+
+// Engine serves requests.
+type Engine struct{}
+
+func (e *Engine) handleHTTPRequest(c *Context) string {
+	return c.Request.URL.Path
+}
+`,
+}
+
+// TestOneFileRunResolvesAsClean: a run over one saved file (index --file, the
+// watcher, MCP index_file) decides its edges as a clean index does. It
+// resolved a field chain through another file's external type by name only
+// (c.Request.URL.Path read RouteInfo.Path, inferred) because the imports of
+// the file declaring Request were not looked at in a scoped run.
+func TestOneFileRunResolvesAsClean(t *testing.T) {
+	repo := gitRepo(t, fieldChainFixture)
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	sum, err := ix.Index(ctx, repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, text := range []string{"// x\n", "// y\n"} {
+		appendFile(t, filepath.Join(repo, "gin.go"), text)
+		if _, err := ix.Index(ctx, repo, index.Options{Paths: []string{"gin.go"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := edgesOf(t, db, "reads", "gin.go", "Engine.handleHTTPRequest", "Path"); render(got) != "Engine.handleHTTPRequest-> unresolved []" {
+			t.Errorf("save %d: c.Request.URL.Path reads %s", i, render(got))
+		}
+		assertSameAsClean(t, db, sum.RepositoryID, repo, index.Options{WorkingTree: true})
+	}
+}
+
+// assertSameAsClean compares every code row of repository repoID in db with
+// a clean index of root (opts) into a database of its own.
+func assertSameAsClean(t testing.TB, db *pg.DB, repoID int64, root string, opts index.Options) {
+	t.Helper()
+	clean := pgtest.Open(t)
+	sum, err := index.New(clean, hashing()).Index(context.Background(), root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := indextest.DiffRows(indextest.Rows(t, db, repoID), indextest.Rows(t, clean, sum.RepositoryID), 30); d != "" {
+		t.Fatalf("incremental index differs from a clean one: %s", d)
+	}
+}
