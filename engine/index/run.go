@@ -104,7 +104,18 @@ func (r *run) execute(ctx context.Context) error {
 // files to write and which to delete.
 func (r *run) plan(ctx context.Context) error {
 	if len(r.opts.Paths) > 0 {
-		return r.planPaths(ctx)
+		unfinished, err := r.w.unfinished(ctx)
+		if err != nil {
+			return err
+		}
+		if !unfinished {
+			return r.planPaths(ctx)
+		}
+		// The previous run stopped part way (a branch switch killed half
+		// done): these paths alone would leave the rest as it left them and
+		// mark the index complete, so the whole working tree is brought up to
+		// date instead.
+		r.opts.Paths = nil
 	}
 	var err error
 	if r.have, err = r.w.storedFiles(ctx, nil); err != nil {
@@ -268,7 +279,9 @@ func (r *run) resolve(ctx context.Context) error {
 		if err := r.linkGo(ctx, scope != nil && !goMoved); err != nil {
 			return err
 		}
-		if err := w.resolveEdges(ctx, scope); err != nil {
+		// After an interrupted run every edge is decided again: what that run
+		// deleted and renamed, which other files' edges it affects, is lost.
+		if err := w.resolveEdges(ctx, scope, r.interrupted); err != nil {
 			return err
 		}
 	}
