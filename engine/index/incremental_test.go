@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -90,4 +91,50 @@ func assertSameAsClean(t testing.TB, db *pg.DB, repoID int64, root string, opts 
 	if d := indextest.DiffRows(indextest.Rows(t, db, repoID), indextest.Rows(t, clean, sum.RepositoryID), 30); d != "" {
 		t.Fatalf("incremental index differs from a clean one: %s", d)
 	}
+}
+
+// TestUnreadableBlobIsRetried: a file whose blob is missing when a run reads
+// it (a git gc racing a reset) is stored as skipped, and the next run, with
+// the blob back, indexes it: it was recorded with its blob id and passed for
+// current for good (issue 36, 3).
+func TestUnreadableBlobIsRetried(t *testing.T) {
+	repo := gitRepo(t, fieldChainFixture)
+	blob := git(t, repo, "rev-parse", "HEAD:routes.go")
+	object := filepath.Join(repo, ".git", "objects", blob[:2], blob[2:])
+	aside := object + ".aside"
+	if err := os.Rename(object, aside); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	sum, err := ix.Index(ctx, repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.FilesSkipped != 1 {
+		t.Fatalf("with the blob missing: %+v, want one file skipped", sum)
+	}
+	rec, err := db.RepositoryByRoot(ctx, sum.Repository)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := index.RepoStatus(ctx, db, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Unreadable) != 1 || st.Unreadable[0].Path != "routes.go" || len(st.Unreadable[0].Notes) == 0 {
+		t.Errorf("status lists the unreadable files %+v, want routes.go with why", st.Unreadable)
+	}
+	if err := os.Rename(aside, object); err != nil {
+		t.Fatal(err)
+	}
+	again, err := ix.Index(ctx, repo, index.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.FilesIndexed != 1 {
+		t.Errorf("with the blob back: %+v, want the file indexed", again)
+	}
+	assertSameAsClean(t, db, sum.RepositoryID, repo, index.Options{})
 }

@@ -416,12 +416,19 @@ func prepareCurrent(ctx context.Context, repo *source.Repo, t target, c source.C
 			return p
 		}
 		if attempt == maxRereads || ctx.Err() != nil {
-			p.BlobSHA = "" // never matches: the next run indexes the file again
-			p.notes = append(p.notes, "the file changed while it was indexed; the next run indexes it again")
+			p.retry("the file changed while it was indexed; the next run indexes it again")
 			return p
 		}
 		c, readErr = repo.ReadContent(ctx, t.File, t.revision)
 	}
+}
+
+// retry stores p's row as one the next run does again: with no blob id, which
+// matches no file, so neither a listing nor a save takes it for current (a
+// blob missing at index time, issue 36, 3; a file rewritten while parsed).
+func (p *parsed) retry(note string) {
+	p.BlobSHA = ""
+	p.notes = append(p.notes, note)
 }
 
 // prepare classifies, redacts and parses one file. It never fails: problems become
@@ -430,14 +437,19 @@ func prepare(t target, data []byte, readErr error, resolver *importResolver, sop
 	p := parsed{target: t, language: parse.Language(t.Path), status: "indexed"}
 	if t.Skip != "" {
 		p.status, p.skip = "skipped", t.Skip
+		if t.Skip == source.SkipUnreadable {
+			p.retry("it could not be read; the next run tries again")
+		}
 		return p
 	}
 	if readErr != nil {
 		p.status, p.skip = "skipped", source.SkipUnreadable
+		p.notes = append(p.notes, readErr.Error())
 		if errors.Is(readErr, source.ErrNotRegular) {
 			p.skip = source.SkipSpecial
+		} else {
+			p.retry("it could not be read; the next run tries again")
 		}
-		p.notes = append(p.notes, readErr.Error())
 		return p
 	}
 	// Classified again on the bytes read: the file may have grown past the cap
