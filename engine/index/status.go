@@ -26,10 +26,10 @@ type Status struct {
 	Secrets          []FileSecretNote `json:"secrets_redacted,omitempty"`
 	// Unreadable lists (the first maxUnreadable of) the files no run could
 	// read, with why: each run tries them again.
-	Unreadable []FileNote `json:"unreadable,omitempty"`
-	Head             string           `json:"head,omitempty"`
-	Stale            bool             `json:"stale"`
-	StaleReason      string           `json:"stale_reason,omitempty"`
+	Unreadable  []FileNote `json:"unreadable,omitempty"`
+	Head        string     `json:"head,omitempty"`
+	Stale       bool       `json:"stale"`
+	StaleReason string     `json:"stale_reason,omitempty"`
 	// StaleFiles counts the files on disk that differ from the index (edited,
 	// added or deleted since they were indexed), when HEAD is the indexed commit.
 	StaleFiles  int  `json:"stale_files,omitempty"`
