@@ -497,11 +497,18 @@ func embedText(qualified, path, doc, body string) string {
 	if doc != "" {
 		maxBody = 800 // the doc says what it does; the code mostly adds noise words
 	}
-	if len(body) > maxBody {
-		body = body[:maxBody]
-	}
+	return definitionText(qualified, path, doc, body[:min(len(body), maxBody)])
+}
+
+// definitionText is a definition whole, in embedText's layout: the text of
+// a symbol's content hash (symbols.content_hash), which says whether the
+// definition changed (memory anchors, the embed stage's check that a vector
+// is still of its symbol). The hash of the truncated embedText missed every
+// change past its first 800 or 1,500 characters (issue 36, 4); that one keys
+// the vectors only (symbol_embeddings.content_hash), which depend on no more.
+func definitionText(qualified, path, doc, body string) string {
 	var b strings.Builder
-	b.Grow(len(qualified)*2 + len(path) + len(doc) + len(body) + 4)
+	b.Grow(len(qualified) + len(path) + len(doc) + len(body) + 3)
 	b.WriteString(qualified)
 	b.WriteByte('\n')
 	b.WriteString(path)
