@@ -228,6 +228,9 @@ func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 		db.Close()
 		return nil, rec, notIndexed(root, err)
 	}
+	if w := rec.Incomplete(); w != "" {
+		fmt.Fprintln(os.Stderr, "warning: "+w)
+	}
 	return db, rec, nil
 }
 
