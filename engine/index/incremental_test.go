@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/index"
@@ -137,4 +138,32 @@ func TestUnreadableBlobIsRetried(t *testing.T) {
 		t.Errorf("with the blob back: %+v, want the file indexed", again)
 	}
 	assertSameAsClean(t, db, sum.RepositoryID, repo, index.Options{})
+}
+
+// TestNonUTF8NameIsSkipped: a file whose name is not valid UTF-8, committed or
+// only on disk, is skipped with a note naming it escaped, and the rest is
+// indexed: PostgreSQL refused the name and every run failed (issue 36, 6).
+func TestNonUTF8NameIsSkipped(t *testing.T) {
+	repo := gitRepo(t, fieldChainFixture)
+	bad := "caf\xe9.py"
+	writeFile(t, filepath.Join(repo, bad), "def menu():\n    pass\n")
+	git(t, repo, "add", "-A")
+	git(t, repo, "commit", "-q", "-m", "a latin-1 name")
+	writeFile(t, filepath.Join(repo, "th\xe9.py"), "def brew():\n    pass\n")
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	for _, opts := range []index.Options{{}, {WorkingTree: true}, {Paths: []string{"th\xe9.py", "gin.go"}}} {
+		sum, err := ix.Index(ctx, repo, opts)
+		if err != nil {
+			t.Fatalf("%+v: %v", opts, err)
+		}
+		if !strings.Contains(strings.Join(sum.Notes, "\n"), `"caf\xe9.py"`) && len(opts.Paths) == 0 {
+			t.Errorf("%+v: notes %q, want the bad name escaped", opts, sum.Notes)
+		}
+	}
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM files WHERE path = 'gin.go'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("gin.go rows: %d %v", n, err)
+	}
 }

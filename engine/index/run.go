@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -86,7 +88,7 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	p := r.prog.snapshot()
 	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
-	r.sum.FilesSkipped = p.FilesSkipped
+	r.sum.FilesSkipped += p.FilesSkipped // plus the bad names (dropBadNames)
 	r.sum.Embedded = p.Embedded
 	if r.emb.unavailable != nil {
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
@@ -132,6 +134,7 @@ func (r *run) plan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	targets = dropBadNames(r, targets, func(t target) string { return t.Path })
 	r.sum.Revision = revision
 	if r.interrupted, err = r.w.beginRun(ctx, r.opts.Full); err != nil {
 		return err
@@ -352,4 +355,26 @@ func goDirs(todo []target, deleted []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// dropBadNames leaves out the files whose path is not valid UTF-8 (caf\xe9.py):
+// PostgreSQL stores text as UTF-8 and refused the whole batch, so one such
+// name failed every run (issue 36, 6). They are named, escaped, in the
+// summary's notes; the rest of the repository is indexed.
+func dropBadNames[F any](r *run, files []F, path func(F) string) []F {
+	kept := files[:0]
+	var bad []string
+	for _, f := range files {
+		if p := path(f); !utf8.ValidString(p) {
+			bad = append(bad, strconv.Quote(p))
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(bad) > 0 {
+		r.sum.FilesSkipped += len(bad)
+		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("%d file(s) skipped: the name is not valid UTF-8: %s",
+			len(bad), strings.Join(bad[:min(len(bad), 5)], ", ")))
+	}
+	return kept
 }
