@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup build run test test-go bench lint tui-smoke clean eval-real train-corpus train
+.PHONY: all setup build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train
 
 all: build
 
@@ -40,6 +40,15 @@ test-go:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 $(ENGINE_PKGS)
 	$(GO) test -count=1 $(OTHER_PKGS)
+
+# The differential soak (README "Incremental equals clean"): SOAK_SEEDS seeds of
+# SOAK_STEPS random changes, each run compared row for row with a clean index,
+# and a branch switch stopped at every progress report.
+SOAK_STEPS ?= 200
+SOAK_SEEDS ?= 25
+soak: setup
+	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) env SPELUNK_SOAK=$(SOAK_STEPS) SPELUNK_SOAK_SEEDS=$(SOAK_SEEDS) \
+		$(GO) test -count=1 -timeout 12h -v -run 'TestIncrementalEqualsClean|TestInterruptedRunIsRepaired' ./engine/index/
 
 # Benchmarks against DESIGN.md §10 (figures, not pass/fail): indexing and search on
 # a $GOROOT/src corpus, saved -> searchable with the watcher, memory at 50k memories,

@@ -168,3 +168,31 @@ func TestCLIReadersWriters(t *testing.T) {
 		t.Errorf("writers of a method: %d %s", code, errOut)
 	}
 }
+
+// TestAnswersFromAnIncompleteIndexSaySo: callers, search and symbols read
+// from an index whose last run never finished (killed, failed) warn that
+// results may be missing, and one no run ever finished for says so instead
+// of an unqualified "(none found)" (issue 36, 5).
+func TestAnswersFromAnIncompleteIndexSaySo(t *testing.T) {
+	url, repo := indexedFixture(t)
+	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
+	ctx := context.Background()
+	if code, _, errOut := spelunk(t, "callers", "Backoff", "--repo", repo); code != 0 || strings.Contains(errOut, "incomplete") {
+		t.Fatalf("callers from a complete index: %d %q", code, errOut)
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE repositories SET indexing_started = now()`); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"callers", "Backoff"}, {"search", "refund"}, {"symbols", "--path", "billing/refund.go"}} {
+		code, _, errOut := spelunk(t, append(args, "--repo", repo)...)
+		if code != 0 || !strings.Contains(errOut, "index incomplete: the last run") || !strings.Contains(errOut, "results may be missing") {
+			t.Errorf("%s after a stopped run: exit %d, stderr %q", args[0], code, errOut)
+		}
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE repositories SET last_indexed_at = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, errOut := spelunk(t, "callers", "Backoff", "--repo", repo); !strings.Contains(errOut, "index incomplete: no run has finished") {
+		t.Errorf("callers when no run finished: stderr %q", errOut)
+	}
+}

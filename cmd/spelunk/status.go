@@ -167,6 +167,9 @@ func printStatus(st index.Status) {
 	for _, s := range st.Secrets {
 		fmt.Printf("  redacted  %d secret(s) in %s\n", s.Count, s.Path)
 	}
+	for _, f := range st.Unreadable {
+		fmt.Printf("  unreadable %s: %s\n", f.Path, strings.Join(f.Notes, "; "))
+	}
 }
 
 func notIndexed(root string, err error) error {
@@ -224,6 +227,9 @@ func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 	if err != nil {
 		db.Close()
 		return nil, rec, notIndexed(root, err)
+	}
+	if w := rec.Incomplete(); w != "" {
+		fmt.Fprintln(os.Stderr, "warning: "+w)
 	}
 	return db, rec, nil
 }

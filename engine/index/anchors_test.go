@@ -184,3 +184,21 @@ func TestAnchorFollowsRename(t *testing.T) {
 		t.Fatalf("after confirm: %s %+v", m.Status, m.Anchors)
 	}
 }
+
+// TestAnchoredMemorySeesChangesPastTheEmbeddedText: a definition's content
+// hash covers all of it, so an edit far into a long method sends the memory
+// anchored to it to review; the hash was of the embedded text, cut at 800
+// characters (1,500 without a doc), and missed it (issue 36, 4).
+func TestAnchoredMemorySeesChangesPastTheEmbeddedText(t *testing.T) {
+	x := newAnchored(t)
+	long := "func (inv *Invoice) IsEligibleForRefund(now time.Time) error {\n" +
+		strings.Repeat("\t// The refund rules, at length, as a long method's body reads.\n", 30)
+	x.commit(t, "billing/refund.go", "func (inv *Invoice) IsEligibleForRefund(now time.Time) error {\n", long)
+	if _, err := x.store.Confirm(context.Background(), x.id, "bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	x.commit(t, "billing/refund.go", "> RefundWindow {", "> 2*RefundWindow {")
+	if m := x.status(t); m.Status != memory.StatusNeedsReview {
+		t.Fatalf("after its logic changed at character ~2,000 the memory is %s, want NEEDS_REVIEW", m.Status)
+	}
+}

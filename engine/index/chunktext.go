@@ -15,7 +15,8 @@ type chunkText struct {
 	body     string
 	skeleton any // the skeleton, or nil when the chunk has no children
 	text     string
-	hash     string
+	hash     string // of text: the key of its vector
+	def      string // of the whole definition: symbols.content_hash (definitionText)
 	vector   *pgvector.HalfVector
 }
 
@@ -35,6 +36,7 @@ func chunkTexts(p parsed) []chunkText {
 		}
 		c.text = embedText(s.QualifiedName, p.Path, s.Doc, c.body)
 		c.hash = contentHash([]byte(c.text))
+		c.def = contentHash([]byte(definitionText(s.QualifiedName, p.Path, s.Doc, c.body)))
 		out[j] = c
 	}
 	return out

@@ -13,7 +13,8 @@ import (
 // pendingSymbol is a stored symbol that still needs a vector.
 type pendingSymbol struct {
 	id   int64
-	hash string
+	hash string // of text: its vector's key
+	def  string // the symbol's content hash when queued: a rewrite since changes it
 	text string
 }
 
@@ -62,8 +63,9 @@ func (e *embedStage) enqueuePending(ctx context.Context) error {
 	syms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (pendingSymbol, error) {
 		var s pendingSymbol
 		var q, p, doc, content string
-		err := r.Scan(&s.id, &s.hash, &q, &p, &doc, &content)
+		err := r.Scan(&s.id, &s.def, &q, &p, &doc, &content)
 		s.text = embedText(q, p, doc, content)
+		s.hash = contentHash([]byte(s.text))
 		return s, err
 	})
 	if err != nil {
@@ -139,7 +141,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 		}
 		kept, keptIDs := rows[:0], ids[:0]
 		for i, row := range rows {
-			if h, ok := live[syms[i].id]; ok && h == syms[i].hash {
+			if h, ok := live[syms[i].id]; ok && h == syms[i].def {
 				kept, keptIDs = append(kept, row), append(keptIDs, syms[i].id)
 			}
 		}

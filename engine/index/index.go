@@ -416,12 +416,19 @@ func prepareCurrent(ctx context.Context, repo *source.Repo, t target, c source.C
 			return p
 		}
 		if attempt == maxRereads || ctx.Err() != nil {
-			p.BlobSHA = "" // never matches: the next run indexes the file again
-			p.notes = append(p.notes, "the file changed while it was indexed; the next run indexes it again")
+			p.retry("the file changed while it was indexed; the next run indexes it again")
 			return p
 		}
 		c, readErr = repo.ReadContent(ctx, t.File, t.revision)
 	}
+}
+
+// retry stores p's row as one the next run does again: with no blob id, which
+// matches no file, so neither a listing nor a save takes it for current (a
+// blob missing at index time, issue 36, 3; a file rewritten while parsed).
+func (p *parsed) retry(note string) {
+	p.BlobSHA = ""
+	p.notes = append(p.notes, note)
 }
 
 // prepare classifies, redacts and parses one file. It never fails: problems become
@@ -430,14 +437,19 @@ func prepare(t target, data []byte, readErr error, resolver *importResolver, sop
 	p := parsed{target: t, language: parse.Language(t.Path), status: "indexed"}
 	if t.Skip != "" {
 		p.status, p.skip = "skipped", t.Skip
+		if t.Skip == source.SkipUnreadable {
+			p.retry("it could not be read; the next run tries again")
+		}
 		return p
 	}
 	if readErr != nil {
 		p.status, p.skip = "skipped", source.SkipUnreadable
+		p.notes = append(p.notes, readErr.Error())
 		if errors.Is(readErr, source.ErrNotRegular) {
 			p.skip = source.SkipSpecial
+		} else {
+			p.retry("it could not be read; the next run tries again")
 		}
-		p.notes = append(p.notes, readErr.Error())
 		return p
 	}
 	// Classified again on the bytes read: the file may have grown past the cap
@@ -485,11 +497,18 @@ func embedText(qualified, path, doc, body string) string {
 	if doc != "" {
 		maxBody = 800 // the doc says what it does; the code mostly adds noise words
 	}
-	if len(body) > maxBody {
-		body = body[:maxBody]
-	}
+	return definitionText(qualified, path, doc, body[:min(len(body), maxBody)])
+}
+
+// definitionText is a definition whole, in embedText's layout: the text of
+// a symbol's content hash (symbols.content_hash), which says whether the
+// definition changed (memory anchors, the embed stage's check that a vector
+// is still of its symbol). The hash of the truncated embedText missed every
+// change past its first 800 or 1,500 characters (issue 36, 4); that one keys
+// the vectors only (symbol_embeddings.content_hash), which depend on no more.
+func definitionText(qualified, path, doc, body string) string {
 	var b strings.Builder
-	b.Grow(len(qualified)*2 + len(path) + len(doc) + len(body) + 4)
+	b.Grow(len(qualified) + len(path) + len(doc) + len(body) + 3)
 	b.WriteString(qualified)
 	b.WriteByte('\n')
 	b.WriteString(path)

@@ -258,11 +258,22 @@ var applySteps = []struct{ name, sql string }{
 		  AND o.sid IS NOT NULL`},
 }
 
+// resetEdges forgets every decision about the repository's edges, so the
+// steps decide each one as a clean index does: after an interrupted run, whose
+// deletions and rewrites (what only it knew: w.gone, the changed names) may
+// have left other files' edges pointing at candidates that are gone or
+// missing candidates that came (issue 36, 2).
+const resetEdges = `
+		UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
+		WHERE e.repository_id = $1 AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
+		  AND (e.target_id IS NOT NULL OR e.candidates IS NOT NULL OR e.confidence <> 'unresolved')`
+
 // resolveEdges links edges to their target symbols and imports to their files.
 // scope lists the paths an incremental run wrote; nil means every edge of the
-// repository is reconsidered. w.gone holds the ids of the symbols the run deleted,
-// whose callers must be resolved anew.
-func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
+// repository is reconsidered: the undecided ones and those the run's changes
+// can affect, or with reset every one. w.gone holds the ids of the symbols the
+// run deleted, whose callers must be resolved anew.
+func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		if err := createResTables(ctx, tx); err != nil {
 			return err
@@ -288,6 +299,9 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string) error {
 		// the edges naming them, or typed by them, may resolve differently.
 		queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
 		queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
+		if reset && scope == nil {
+			queue("forget every decision", resetEdges, w.repoID)
+		}
 		queue("link imports to files", linkImports(scope != nil), w.repoID)
 		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
 			for _, step := range steps {

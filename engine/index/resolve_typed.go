@@ -47,11 +47,15 @@ var typedSteps = []struct{ name, sql string }{
 		      WHERE c.rnk IS NOT NULL
 		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
 		WHERE r.edge_id = x.edge_id`},
+	{"imports of result files", contextImports},
 	// "T#f" (Go): the type of field f of struct T, declared in another file; a
 	// chain T#f#g takes one field a round.
 	{"field types", fieldTypes},
+	{"imports of field files", contextImports},
 	{"field types, second", fieldTypes},
+	{"imports of field files, second", contextImports},
 	{"field types, third", fieldTypes},
+	{"imports of field files, third", contextImports},
 	// F, or the fields of T, of a package imported from outside the repository
 	// (os.Open, r.Header.Get on *http.Request): the result is external too.
 	{"external results", `
@@ -66,14 +70,6 @@ var typedSteps = []struct{ name, sql string }{
 	// Analysed first: a guess of its size had the bindings below read by a scan
 	// of every edge (~125 ms at $GOROOT/src scale for a one-file change).
 	{"analyse typed edges", `ANALYZE res_typed`},
-	{"imports of result files", `
-		INSERT INTO res_imports
-		SELECT DISTINCT e.file_id, e.target_qualifier, e.target_path, tf.id
-		FROM edges e
-		LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.path = e.target_path
-		WHERE e.repository_id = $1 AND e.kind = 'imports'
-		  AND e.file_id IN (SELECT ctx_file FROM res_typed)
-		  AND e.file_id NOT IN (SELECT file_id FROM res_imports)`},
 	{"analyse typed", `ANALYZE res_typed, res_imports`},
 	// The type's definition, nearest first. A bare Python/JS class name no scope
 	// reaches counts when the repository defines it once. Analysed tables, one
@@ -176,6 +172,22 @@ var typedSteps = []struct{ name, sql string }{
 		SELECT edge_id, NULL, 'unresolved' FROM res_typed
 		ON CONFLICT DO NOTHING`},
 }
+
+// contextImports adds to res_imports the import bindings of the files the
+// typed edges are now read from (a call result's or a field's file), which
+// the next steps look types up from (inScope, external results). Without it
+// an edge's answer depended on which other edges the run decided: a full
+// pass had the bindings of every file with an unresolved edge, a one-file
+// run only its own, and c.Request.URL.Path (Request an *http.Request,
+// declared in another file) fell through to a guess by name (issue 36, 1).
+const contextImports = `
+		INSERT INTO res_imports
+		SELECT DISTINCT e.file_id, e.target_qualifier, e.target_path, tf.id
+		FROM edges e
+		LEFT JOIN files tf ON tf.repository_id = e.repository_id AND tf.path = e.target_path
+		WHERE e.repository_id = $1 AND e.kind = 'imports'
+		  AND e.file_id IN (SELECT ctx_file FROM res_typed)
+		  AND e.file_id NOT IN (SELECT file_id FROM res_imports)`
 
 // fieldTypes replaces "T#f..." by the type of field f of T (symbols.result_type;
 // "T#f[]" by the element type of a slice, array or map field),

@@ -70,7 +70,7 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 			state = "embedded"
 			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.model, h, v})
 		} else {
-			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, text: c.text})
+			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, def: c.def, text: c.text})
 		}
 		nameWords, sigWords, bodyWords := SearchText(nameText(s)), SearchText(s.Signature), SearchText(s.Doc+"\n"+body)
 		tf, docLen := termFrequencies(nameWords, sigWords, bodyWords)
@@ -82,7 +82,7 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 		w.countName(string(s.Kind), pgText(s.Name), pgTexts(s.Aliases), +1)
 		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
 			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
-			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), h, p.file.Language,
+			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), c.def, p.file.Language,
 			s.Exported, isTest, p.revision, state,
 			pgText(nameWords), pgText(sigWords), pgSkeleton(skeleton), float32(docLen),
 			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})

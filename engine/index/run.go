@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"path"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/sync/errgroup"
 
@@ -86,7 +88,7 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	p := r.prog.snapshot()
 	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
-	r.sum.FilesSkipped = p.FilesSkipped
+	r.sum.FilesSkipped += p.FilesSkipped // plus the bad names (dropBadNames)
 	r.sum.Embedded = p.Embedded
 	if r.emb.unavailable != nil {
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
@@ -104,7 +106,18 @@ func (r *run) execute(ctx context.Context) error {
 // files to write and which to delete.
 func (r *run) plan(ctx context.Context) error {
 	if len(r.opts.Paths) > 0 {
-		return r.planPaths(ctx)
+		unfinished, err := r.w.unfinished(ctx)
+		if err != nil {
+			return err
+		}
+		if !unfinished {
+			return r.planPaths(ctx)
+		}
+		// The previous run stopped part way (a branch switch killed half
+		// done): these paths alone would leave the rest as it left them and
+		// mark the index complete, so the whole working tree is brought up to
+		// date instead.
+		r.opts.Paths = nil
 	}
 	var err error
 	if r.have, err = r.w.storedFiles(ctx, nil); err != nil {
@@ -121,6 +134,7 @@ func (r *run) plan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	targets = dropBadNames(r, targets, func(t target) string { return t.Path })
 	r.sum.Revision = revision
 	if r.interrupted, err = r.w.beginRun(ctx, r.opts.Full); err != nil {
 		return err
@@ -268,7 +282,9 @@ func (r *run) resolve(ctx context.Context) error {
 		if err := r.linkGo(ctx, scope != nil && !goMoved); err != nil {
 			return err
 		}
-		if err := w.resolveEdges(ctx, scope); err != nil {
+		// After an interrupted run every edge is decided again: what that run
+		// deleted and renamed, which other files' edges it affects, is lost.
+		if err := w.resolveEdges(ctx, scope, r.interrupted); err != nil {
 			return err
 		}
 	}
@@ -339,4 +355,26 @@ func goDirs(todo []target, deleted []string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// dropBadNames leaves out the files whose path is not valid UTF-8 (caf\xe9.py):
+// PostgreSQL stores text as UTF-8 and refused the whole batch, so one such
+// name failed every run (issue 36, 6). They are named, escaped, in the
+// summary's notes; the rest of the repository is indexed.
+func dropBadNames[F any](r *run, files []F, path func(F) string) []F {
+	kept := files[:0]
+	var bad []string
+	for _, f := range files {
+		if p := path(f); !utf8.ValidString(p) {
+			bad = append(bad, strconv.Quote(p))
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if len(bad) > 0 {
+		r.sum.FilesSkipped += len(bad)
+		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("%d file(s) skipped: the name is not valid UTF-8: %s",
+			len(bad), strings.Join(bad[:min(len(bad), 5)], ", ")))
+	}
+	return kept
 }

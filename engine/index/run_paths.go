@@ -18,6 +18,8 @@ func (r *run) planPaths(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	present = dropBadNames(r, present, func(f source.File) string { return f.Path })
+	gone = dropBadNames(r, gone, func(p string) string { return p })
 	var asked []string
 	for _, f := range present {
 		asked = append(asked, f.Path)

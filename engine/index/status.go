@@ -24,9 +24,12 @@ type Status struct {
 	Skipped          map[string]int   `json:"skipped"`
 	Languages        []LanguageFiles  `json:"languages"`
 	Secrets          []FileSecretNote `json:"secrets_redacted,omitempty"`
-	Head             string           `json:"head,omitempty"`
-	Stale            bool             `json:"stale"`
-	StaleReason      string           `json:"stale_reason,omitempty"`
+	// Unreadable lists (the first maxUnreadable of) the files no run could
+	// read, with why: each run tries them again.
+	Unreadable  []FileNote `json:"unreadable,omitempty"`
+	Head        string     `json:"head,omitempty"`
+	Stale       bool       `json:"stale"`
+	StaleReason string     `json:"stale_reason,omitempty"`
 	// StaleFiles counts the files on disk that differ from the index (edited,
 	// added or deleted since they were indexed), when HEAD is the indexed commit.
 	StaleFiles  int  `json:"stale_files,omitempty"`
@@ -39,6 +42,15 @@ type LanguageFiles struct {
 	Language string `json:"language"`
 	Files    int    `json:"files"`
 }
+
+// FileNote is what a run noted about one file.
+type FileNote struct {
+	Path  string   `json:"path"`
+	Notes []string `json:"notes"`
+}
+
+// maxUnreadable bounds Status.Unreadable.
+const maxUnreadable = 20
 
 // FileSecretNote counts the secrets redacted in one file.
 type FileSecretNote struct {
@@ -87,6 +99,16 @@ func RepoStatus(ctx context.Context, db *pg.DB, rec pg.Repository) (Status, erro
 	st.Secrets, err = pgx.CollectRows(rows, pgx.RowToStructByPos[FileSecretNote])
 	if err != nil {
 		return st, fmt.Errorf("repository status: %w", err)
+	}
+	rows, err = db.Pool.Query(ctx, `SELECT path, notes FROM files
+		WHERE repository_id = $1 AND status = 'skipped' AND skip_reason = $2 ORDER BY path COLLATE "C" LIMIT $3`,
+		rec.ID, source.SkipUnreadable, maxUnreadable)
+	if err != nil {
+		return st, fmt.Errorf("repository status: %w", err)
+	}
+	st.Unreadable, err = pgx.CollectRows(rows, pgx.RowToStructByPos[FileNote])
+	if err != nil {
+		return st, fmt.Errorf("repository status: unreadable files: %w", err)
 	}
 
 	return st, staleness(ctx, db, rec, &st)

@@ -167,6 +167,17 @@ func (w *writer) beginRun(ctx context.Context, full bool) (interrupted bool, err
 	return interrupted, nil
 }
 
+// unfinished reports whether the repository's last run started and never
+// finished. Asked under the run lock, no other run can be under way.
+func (w *writer) unfinished(ctx context.Context) (bool, error) {
+	var running bool
+	err := w.db.Pool.QueryRow(ctx, `SELECT indexing_started IS NOT NULL FROM repositories WHERE id = $1`, w.repoID).Scan(&running)
+	if err != nil {
+		return false, fmt.Errorf("read the last run's state: %w", err)
+	}
+	return running, nil
+}
+
 // finishRun records the commit the index is based on (HEAD, also when uncommitted
 // changes were indexed on top of it: working_tree says so), so staleness is known.
 // It runs on the run lock's session and only while the repository still carries

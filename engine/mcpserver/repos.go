@@ -34,7 +34,7 @@ type binding struct {
 	fresh  *fresh.Checker // marks results whose files changed since indexed
 
 	indexMu sync.Mutex  // one working-tree index run at a time
-	indexed atomic.Bool // an index run has finished: requireIndexed need not ask again
+	indexed atomic.Bool // an index run has finished: a call need not ask before it answers
 }
 
 // RepoArg is the argument every tool takes: which served repository to use. Its

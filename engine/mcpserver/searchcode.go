@@ -132,21 +132,23 @@ func (s *Server) searchCode(ctx context.Context, _ *mcp.CallToolRequest, in Sear
 func (s *Server) fanOut(ctx context.Context, targets []*binding, query string, opts search.Options) ([]repoSearch, []string, error) {
 	answers := make([]repoSearch, len(targets))
 	errs := make([]error, len(targets))
+	whys := make([]string, len(targets))
 	var wg sync.WaitGroup
 	for i, b := range targets {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			bctx := context.WithValue(ctx, bindingKey{}, b)
-			if errs[i] = s.requireIndexed(bctx); errs[i] == nil {
-				answers[i].b = b
-				answers[i].resp, errs[i] = s.runSearch(bctx, query, opts)
-			}
+			answers[i].b = b
+			whys[i], errs[i] = s.readIndex(bctx, func() (err error) {
+				answers[i].resp, err = s.runSearch(bctx, query, opts)
+				return err
+			})
 		}()
 	}
 	wg.Wait()
 	var kept []repoSearch
-	var notIndexed []string
+	var notIndexed, incomplete []string
 	var firstNotIndexed error
 	for i, err := range errs {
 		var ni notIndexedError
@@ -158,8 +160,15 @@ func (s *Server) fanOut(ctx context.Context, targets []*binding, query string, o
 			return nil, nil, err
 		default:
 			kept = append(kept, answers[i])
+			if whys[i] != "" {
+				incomplete = append(incomplete, targets[i].Name+": "+whys[i])
+			}
 		}
 	}
+	if len(targets) == 1 && len(incomplete) == 1 {
+		incomplete[0] = whys[0]
+	}
+	warn(ctx, strings.Join(incomplete, "; "))
 	if len(kept) == 0 {
 		return nil, nil, firstNotIndexed
 	}

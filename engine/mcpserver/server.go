@@ -215,11 +215,12 @@ func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, 
 		if err := s.bound(ctx, name); err != nil {
 			return nil, nil, err
 		}
-		o, err := h(ctx, req, in)
+		var warning string
+		o, err := h(context.WithValue(ctx, warningKey{}, &warning), req, in)
 		if err != nil {
 			return nil, nil, s.explain(ctx, name, err)
 		}
-		return textResult(o)
+		return textResult(o, warning)
 	})
 }
 
@@ -246,14 +247,24 @@ func (s *Server) explain(ctx context.Context, name string, err error) error {
 
 // textResult is a tool's output as one text block of JSON (no HTML escaping:
 // source code is full of < and >).
-func textResult(v any) (*mcp.CallToolResult, any, error) {
+func textResult(v any, warning string) (*mcp.CallToolResult, any, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, nil, fmt.Errorf("encode the result: %w", err)
 	}
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSuffix(b.String(), "\n")}}}, nil, nil
+	text := strings.TrimSuffix(b.String(), "\n")
+	if warning != "" && strings.HasPrefix(text, "{") {
+		// First, so an agent reading the start of a long answer sees it.
+		w, _ := json.Marshal(warning)
+		sep := ","
+		if text == "{}" {
+			sep = ""
+		}
+		text = `{"index_incomplete":` + string(w) + sep + text[1:]
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 }
 
 func schemaFor[T any]() *jsonschema.Schema {

@@ -291,7 +291,15 @@ func Resolve(ctx context.Context, explicit string) (url string, embedded *Cluste
 
 // EnsureDatabase creates database name on the cluster when it does not exist.
 func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
-	conn, err := ConnectOwner(ctx, c.URL("postgres"))
+	return EnsureDatabaseAt(ctx, c.URL("postgres"), name)
+}
+
+// EnsureDatabaseAt creates database name through the maintenance database at
+// ownerURL when it does not exist. Two first runs on a new cluster both see
+// it missing: the one that loses the race gets a duplicate error (42P04, or
+// 23505 on pg_database's name index), which means it exists now.
+func EnsureDatabaseAt(ctx context.Context, ownerURL, name string) error {
+	conn, err := ConnectOwner(ctx, ownerURL)
 	if err != nil {
 		return err
 	}
@@ -304,8 +312,7 @@ func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
 		return nil
 	}
 	_, err = conn.Exec(ctx, "CREATE DATABASE "+pgx.Identifier{name}.Sanitize())
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "42P04" { // created meanwhile by another process
+	if IsDuplicate(err) { // created meanwhile by another process
 		return nil
 	}
 	if err != nil {

@@ -155,8 +155,20 @@ func migrate(ctx context.Context, conn *pgx.Conn, onMigration func(version int, 
 	return applied, nil
 }
 
-// applyMigration applies m and records it, in one transaction.
+// applyMigration applies m and records it, in one transaction. The
+// migration lock is per database, but roles and extensions are shared:
+// a migration that lost a race to create one (another database of the
+// cluster migrating at once) is rolled back and applied again, and its
+// IF NOT EXISTS guards now see the object.
 func applyMigration(ctx context.Context, conn *pgx.Conn, m Migration) error {
+	err := applyMigrationOnce(ctx, conn, m)
+	if IsDuplicate(err) {
+		err = applyMigrationOnce(ctx, conn, m)
+	}
+	return err
+}
+
+func applyMigrationOnce(ctx context.Context, conn *pgx.Conn, m Migration) error {
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, m.SQL); err != nil {
 			return err

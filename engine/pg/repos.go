@@ -23,15 +23,37 @@ type Repository struct {
 	WorkingTree    bool       `json:"working_tree"`
 	EmbeddingModel string     `json:"embedding_model,omitempty"`
 	LastIndexedAt  *time.Time `json:"last_indexed_at,omitempty"`
+	// IndexingStarted is set while a run writes, and stays set when the run
+	// was stopped or failed before it finished.
+	IndexingStarted *time.Time `json:"indexing_started,omitempty"`
 }
 
 const repoColumns = `id, name, root, coalesce(default_branch, ''), coalesce(last_commit, ''), working_tree,
-	coalesce(embedding_model, ''), last_indexed_at`
+	coalesce(embedding_model, ''), last_indexed_at, indexing_started`
 
 func scanRepo(row pgx.Row) (Repository, error) {
 	var r Repository
-	err := row.Scan(&r.ID, &r.Name, &r.Root, &r.DefaultBranch, &r.LastCommit, &r.WorkingTree, &r.EmbeddingModel, &r.LastIndexedAt)
+	err := row.Scan(&r.ID, &r.Name, &r.Root, &r.DefaultBranch, &r.LastCommit, &r.WorkingTree, &r.EmbeddingModel,
+		&r.LastIndexedAt, &r.IndexingStarted)
 	return r, err
+}
+
+// Incomplete says why answers read from the repository's index may be
+// missing results, "" when its last run finished: the one warning every
+// reader (CLI, TUI, MCP) gives, so that an empty answer from an index that
+// never finished does not read as "no such code" (issue 36, 5).
+func (r Repository) Incomplete() string {
+	switch {
+	case r.LastIndexedAt == nil && r.IndexingStarted != nil:
+		return fmt.Sprintf("index incomplete: no run has finished (the last started %s and stopped or is still running); results may be missing: run `spelunk index`",
+			r.IndexingStarted.Local().Format(time.DateTime))
+	case r.LastIndexedAt == nil:
+		return "index incomplete: no run has finished; results may be missing: run `spelunk index`"
+	case r.IndexingStarted != nil:
+		return fmt.Sprintf("index incomplete: the last run, started %s, stopped before it finished or is still running; results may be missing",
+			r.IndexingStarted.Local().Format(time.DateTime))
+	}
+	return ""
 }
 
 // EnsureRepository returns the repository registered for root in this tenant,

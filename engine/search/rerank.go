@@ -15,23 +15,62 @@ import (
 
 // rerank is the second stage, over the fused top only: load the candidates, demote
 // tests, apply recency decay, prune near-duplicates and pack under the budget.
+//
+// The top starts at three times the limit and grows until no candidate left
+// out could rank among the results: a candidate's final score is at most its
+// fused score plus boost (the factors are at most 1), and the candidates come
+// in that order, so once the limit-th result scores above the first one left
+// out, none after it can reach the results. A fixed cut at 3×limit, taken
+// before the ×0.5 test and prose factor, let --limit change the order: two
+// tests ranked 2-3 at --limit 3 and below the code they test at --limit 60
+// (issue 36, 7).
 func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, resp *Response, now time.Time) error {
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = defaultLimit
 	}
+	files := opts.Granularity == Files
+	for m := limit * 3; ; m *= 2 {
+		top := cands[:min(m, len(cands))]
+		if len(top) == 0 {
+			resp.Results = []Result{}
+			resp.Pruned = []Pruned{}
+			return nil
+		}
+		results, err := s.score(ctx, top, opts, now)
+		if err != nil {
+			return err
+		}
+		resp.Pruned = []Pruned{}
+		var kept []Result
+		if files {
+			kept = results[:min(len(results), limit)]
+		} else {
+			kept = prune(results, limit, resp)
+		}
+		if len(top) < len(cands) && (len(kept) < limit || kept[limit-1].Score <= cands[len(top)].fused+cands[len(top)].boost) {
+			continue // a candidate left out may still rank among the results
+		}
+		if opts.Budget > 0 {
+			kept = pack(kept, opts.Budget, resp)
+		}
+		for i := range kept {
+			kept[i].Rank = i + 1
+			if opts.Budget == 0 {
+				kept[i].Tokens = tokens(kept[i].Content)
+			}
+		}
+		resp.Results = kept
+		return nil
+	}
+}
+
+// score loads the candidates of top and ranks them by their final score: the
+// fused score and boost, times the test factor and the recency decay.
+func (s *Searcher) score(ctx context.Context, top []candidate, opts Options, now time.Time) ([]Result, error) {
 	testFactor := opts.TestFactor
 	if testFactor <= 0 {
 		testFactor = defaultTestFactor
-	}
-	top := cands
-	if m := limit * 3; len(top) > m {
-		top = top[:m]
-	}
-	if len(top) == 0 {
-		resp.Results = []Result{}
-		resp.Pruned = []Pruned{}
-		return nil
 	}
 	ids := make([]int64, len(top))
 	for i, c := range top {
@@ -39,10 +78,9 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 	}
 	// A file ranking needs no code, and a definition repeated in another file
 	// is another file, not a duplicate: no content, no pruning.
-	files := opts.Granularity == Files
-	loaded, err := s.load(ctx, ids, !files)
+	loaded, err := s.load(ctx, ids, opts.Granularity != Files)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	results := make([]Result, 0, len(top))
 	for _, c := range top {
@@ -73,25 +111,7 @@ func (s *Searcher) rerank(ctx context.Context, cands []candidate, opts Options, 
 		}
 		return a.StartLine < b.StartLine
 	})
-
-	resp.Pruned = []Pruned{}
-	var kept []Result
-	if files {
-		kept = results[:min(len(results), limit)]
-	} else {
-		kept = prune(results, limit, resp)
-	}
-	if opts.Budget > 0 {
-		kept = pack(kept, opts.Budget, resp)
-	}
-	for i := range kept {
-		kept[i].Rank = i + 1
-		if opts.Budget == 0 {
-			kept[i].Tokens = tokens(kept[i].Content)
-		}
-	}
-	resp.Results = kept
-	return nil
+	return results, nil
 }
 
 // fillContent loads the code of the definitions listed under each file (the
