@@ -103,6 +103,9 @@ def main():
     # The teacher's own vectors, for a later run with another reduction or
     # weighting without embedding the vocabulary again.
     np.save(os.path.join(a.out, "teacher.npy"), emb.astype(np.float16))
+    # The reduction, so that teacher sentence vectors can be brought into the
+    # table's space (train/teach.py).
+    np.savez(os.path.join(a.out, "pca.npz"), mean=mean, components=vt[: a.dims])
     meta = {
         "name": f"spelunk-code-{a.dims}d-distilled",
         "dims": a.dims,

@@ -116,6 +116,8 @@ def main():
     ap.add_argument("--group", type=int, default=128, help="pairs of one repository per batch group (0: random batches)")
     ap.add_argument("--mask", type=float, default=0.5, help="fraction of queries stripped of the code's own words")
     ap.add_argument("--cap", type=int, default=4000, help="most pairs taken from one repository")
+    ap.add_argument("--teach", type=float, default=0.0,
+                    help="weight of the teacher loss (needs train/teach.py's targets for --data)")
     ap.add_argument("--val-repos", default="", help="comma-separated repositories kept out for validation")
     ap.add_argument("--name", default="")
     ap.add_argument("--seed", type=int, default=0)
@@ -144,6 +146,12 @@ def main():
     print(f"finetune: {len(train_rows)} training pairs, {len(val_rows)} validation pairs "
           f"({len(val_ids)} repositories)", file=sys.stderr)
 
+    teach_of = {}
+    if a.teach > 0:
+        trows = np.fromfile(a.data + ".teach.rows.u32", dtype="<u4")
+        targets = torch.from_numpy(np.fromfile(a.data + ".teach.f16", dtype="<f2").astype(np.float32).reshape(len(trows), dims))
+        teach_of = {int(r): i for i, r in enumerate(trows)}
+        print(f"finetune: teacher targets for {len(trows)} pairs, weight {a.teach}", file=sys.stderr)
     e0 = torch.from_numpy(init.copy())
     table = torch.nn.Parameter(torch.from_numpy(init.copy()))
     opt = torch.optim.Adam([table], lr=a.lr)
@@ -166,7 +174,15 @@ def main():
             touched = torch.unique(torch.cat([qb[0], cb[0]]))
             # Relative pull: rows drift only as far as the pairs justify.
             pull = ((table[touched] - e0[touched]) ** 2).sum(1).mean() / (e0[touched] ** 2).sum(1).mean()
-            (loss + a.pull * pull).backward()
+            total = loss + a.pull * pull
+            if teach_of:
+                tr = [(i, teach_of[int(x)]) for i, x in enumerate(r) if int(x) in teach_of]
+                if tr:
+                    # The text as a whole (unmasked) placed where the teacher puts it.
+                    tq = embed(table, bags(*data["q"], r[[i for i, _ in tr]]))
+                    tgt = targets[[j for _, j in tr]]
+                    total = total + a.teach * (1 - (tq * tgt).sum(1)).mean()
+            total.backward()
             opt.step()
             opt.zero_grad(set_to_none=True)
             tot += loss.item()

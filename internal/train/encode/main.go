@@ -6,7 +6,8 @@
 //
 // Writes PREFIX.q.u32 / PREFIX.qoff.u64 (query token ids and row offsets),
 // PREFIX.c.u32 / PREFIX.coff.u64 (code side), PREFIX.kind.u8 and
-// PREFIX.repo.u32 (pair kind and repository ids), PREFIX.meta.json (names of
+// PREFIX.repo.u32 (pair kind and repository ids), PREFIX.line.u32 (each pair's
+// 0-based line in the pairs file), PREFIX.meta.json (names of
 // kinds and repositories, counts). Tokens outside the vocabulary are dropped:
 // the run-time embedder hashes them into separate dimensions no training moves.
 package main
@@ -91,7 +92,7 @@ func run(vocabPath, pairsPath, out string) error {
 	defer f.Close()
 	var q, c sink
 	var kinds []byte
-	var repos []uint32
+	var repos, lines []uint32
 	kindID, repoID := map[string]int{}, map[string]int{}
 	var kindNames, repoNames []string
 	intern := func(m map[string]int, names *[]string, s string) int {
@@ -125,6 +126,7 @@ func run(vocabPath, pairsPath, out string) error {
 		c.add(cb)
 		kinds = append(kinds, byte(intern(kindID, &kindNames, p.Kind)))
 		repos = append(repos, uint32(intern(repoID, &repoNames, p.Repo)))
+		lines = append(lines, uint32(read-1))
 		kept++
 	}
 	if err := sc.Err(); err != nil {
@@ -132,7 +134,7 @@ func run(vocabPath, pairsPath, out string) error {
 	}
 	for name, data := range map[string]any{
 		".q.u32": q.ids, ".qoff.u64": q.offs, ".c.u32": c.ids, ".coff.u64": c.offs,
-		".kind.u8": kinds, ".repo.u32": repos,
+		".kind.u8": kinds, ".repo.u32": repos, ".line.u32": lines,
 	} {
 		if err := writeLE(out+name, data); err != nil {
 			return err
