@@ -103,6 +103,16 @@ func memError(err error) error {
 	return err
 }
 
+// disputed adds to the refusal to supersede or invalidate a DISPUTED memory
+// (an agent's, always, through this server) the tool that can decide, when the
+// server lets agents resolve conflicts.
+func (s *Server) disputed(err error) error {
+	if errors.Is(err, memory.ErrDisputed) && s.cfg.AllowResolve {
+		return fmt.Errorf("%w (this server was started with --allow-resolve: resolve_conflict decides the conflict as a whole)", err)
+	}
+	return err
+}
+
 // AuthorArg is the author argument of the memory tools that write.
 type AuthorArg struct {
 	Author string `json:"author,omitempty"` // default: the client's name
@@ -364,9 +374,9 @@ func (s *Server) supersede(ctx context.Context, req *mcp.CallToolRequest, in Sup
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem(ctx).Supersede(ctx, in.OldID, in.NewID, who, in.Reason)
+	m, err := s.mem(ctx).Supersede(ctx, in.OldID, in.NewID, memory.AsAgent(who), in.Reason)
 	if err != nil {
-		return MemoryRef{}, memError(err)
+		return MemoryRef{}, s.disputed(memError(err))
 	}
 	return memRef(m), nil
 }
@@ -390,9 +400,9 @@ func (s *Server) invalidate(ctx context.Context, req *mcp.CallToolRequest, in In
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem(ctx).Invalidate(ctx, in.ID, who, in.Reason)
+	m, err := s.mem(ctx).Invalidate(ctx, in.ID, memory.AsAgent(who), in.Reason)
 	if err != nil {
-		return MemoryRef{}, memError(err)
+		return MemoryRef{}, s.disputed(memError(err))
 	}
 	return memRef(m), nil
 }
