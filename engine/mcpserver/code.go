@@ -419,7 +419,7 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 // RetrieveContextIn is the input of retrieve_context.
 type RetrieveContextIn struct {
 	RepoArg
-	Query  string `json:"query" jsonschema:"a name or a question"`
+	Query  string `json:"query" jsonschema:"a name, a question, or a pasted error or issue text: up to 16 KiB"`
 	Budget int    `json:"budget,omitempty" jsonschema:"tokens, 100-32000, default 4000"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"symbols, 1-100, default 20"`
 }

@@ -17,7 +17,7 @@ import (
 // SearchCodeIn is the input of search_code.
 type SearchCodeIn struct {
 	Repository string   `json:"repository,omitempty" jsonschema:"name, path or id of a served repository (default: all; other tools: the first)"`
-	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error"`
+	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error, trace or issue text: up to 16 KiB"`
 	Limit      int      `json:"limit,omitempty" jsonschema:"1-100, default 10"`
 	Channels   []string `json:"channels,omitempty" jsonschema:"only these: symbol, lexical, literal, dense, graph"`
 	// Granularity and Detail are validated by the handler rather than by a schema
@@ -78,7 +78,7 @@ func searchCodeArgs(in SearchCodeIn) (searchCall, error) {
 }
 
 func (s *Server) runSearch(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
-	q, err := text("query", query, maxQueryBytes, true)
+	q, err := text("query", query, maxCodeQueryBytes, true)
 	if err != nil {
 		return nil, err
 	}

@@ -185,7 +185,7 @@ func TestCodeTools(t *testing.T) {
 		}
 		wantContains(t, "empty query", callErr(t, cs, "search_code", map[string]any{"query": "   "}), "query is required")
 		wantContains(t, "punctuation", callErr(t, cs, "search_code", map[string]any{"query": "?!"}), "nothing searchable")
-		wantContains(t, "huge", callErr(t, cs, "search_code", map[string]any{"query": strings.Repeat("refund ", 1000)}), "limit is 1000")
+		wantContains(t, "huge", callErr(t, cs, "search_code", map[string]any{"query": strings.Repeat("refund ", 3000)}), "limit is 16384")
 		wantContains(t, "limit", callErr(t, cs, "search_code", map[string]any{"query": "x", "limit": 1000}), "between 1 and 100")
 		wantContains(t, "channel", callErr(t, cs, "search_code", map[string]any{"query": "x", "channels": []string{"psychic"}}), "unknown channel")
 		callErr(t, cs, "search_code", map[string]any{"limit": 3}) // query missing: schema validation

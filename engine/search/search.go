@@ -132,7 +132,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
 		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
 	if p.cut {
-		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", maxQueryBytes>>10))
+		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", MaxQueryBytes>>10))
 	}
 	// The graph channel alone still needs anchors: find them with the cheap exact
 	// channels, which then take no part in the fusion.
