@@ -45,7 +45,7 @@ func newMCPCmd(g *globals) *cobra.Command {
 			"It speaks stdio by default; --http serves streamable HTTP on a loopback address only.\n" +
 			"Memory conflicts are resolved by a person unless --allow-resolve is given.\n" +
 			"The index follows the working tree and HEAD as with spelunk watch (log lines on stderr) unless --no-watch.\n" +
-			"--print-tool-hashes prints the SHA-256 of every tool definition served (with --tools, of those), for clients that pin them.",
+			"--print-tool-hashes prints the SHA-256 of every tool definition served (with --tools and --allow-resolve, of those), for clients that pin them.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			groups, err := toolGroups(tools)
@@ -53,7 +53,7 @@ func newMCPCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if printHashes {
-				hs, err := mcpserver.Hashes(mcpserver.New(mcpserver.Config{Groups: groups}).Tools())
+				hs, err := mcpserver.Hashes(mcpserver.New(mcpserver.Config{Groups: groups, AllowResolve: allowResolve}).Tools())
 				if err != nil {
 					return err
 				}

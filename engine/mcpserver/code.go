@@ -67,8 +67,8 @@ func pointers(syms []symbols.Symbol) []*symbols.Symbol {
 // SearchSymbolsIn is the input of search_symbols.
 type SearchSymbolsIn struct {
 	RepoArg
-	Query string `json:"query" jsonschema:"a name or part of one, case-insensitive"`
-	Kind  string `json:"kind,omitempty" jsonschema:"function, method, class, struct, field, ... (fields only when asked)"`
+	Query string `json:"query" jsonschema:"a name or part of one, any case"`
+	Kind  string `json:"kind,omitempty" jsonschema:"fields only when asked"`
 	Path  string `json:"path,omitempty" jsonschema:"a file or directory"`
 	Limit int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
@@ -144,10 +144,10 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 type ReadSymbolIn struct {
 	RepoArg
 	ID        int64  `json:"id,omitempty" jsonschema:"a symbol id"`
-	Name      string `json:"name,omitempty" jsonschema:"plain or qualified: Refund, Cart.add"`
+	Name      string `json:"name,omitempty" jsonschema:"plain or qualified (Cart.add)"`
 	Path      string `json:"path,omitempty" jsonschema:"narrows name; with start_line, reads there"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"1-based"`
-	EndLine   int    `json:"end_line,omitempty" jsonschema:"default: the end of the symbol"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"default: the symbol's end"`
 }
 
 // ReadSymbolOut is a symbol's source.
@@ -277,8 +277,8 @@ func inPath(p string) string {
 // ImportsIn is the input of find_imports.
 type ImportsIn struct {
 	RepoArg
-	Path      string `json:"path" jsonschema:"a file or directory; for importers also a module (react)"`
-	Direction string `json:"direction,omitempty" jsonschema:"imports (default) or importers"`
+	Path      string `json:"path" jsonschema:"a file or directory; importers: also a module"`
+	Direction string `json:"direction,omitempty" jsonschema:"default imports"`
 	Depth     int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
 }
@@ -419,7 +419,7 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 // RetrieveContextIn is the input of retrieve_context.
 type RetrieveContextIn struct {
 	RepoArg
-	Query  string `json:"query" jsonschema:"a name, a question, or a pasted error or issue text: up to 16 KiB"`
+	Query  string `json:"query" jsonschema:"as search_code's: up to 16 KiB"`
 	Budget int    `json:"budget,omitempty" jsonschema:"tokens, 100-32000, default 4000"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"symbols, 1-100, default 20"`
 }

@@ -124,10 +124,10 @@ type AuthorArg struct {
 type RememberIn struct {
 	RepoArg
 	Text string `json:"text" jsonschema:"at most 64 KiB"`
-	Kind string `json:"kind,omitempty" jsonschema:"fact (default), decision, rule, episode"`
+	Kind string `json:"kind,omitempty" jsonschema:"default fact"`
 	AuthorArg
 	Parents []string `json:"parents,omitempty" jsonschema:"memory ids it corrects or refines"`
-	Anchors []string `json:"anchors,omitempty" jsonschema:"code it is about beyond what the text names: Type.Method, path or path:line; the memory goes to review when that code changes"`
+	Anchors []string `json:"anchors,omitempty" jsonschema:"code it is about (Type.Method, path, path:line): reviewed when it changes"`
 }
 
 // ConflictOut is a memory conflict.
@@ -447,7 +447,7 @@ func (s *Server) setNugget(ctx context.Context, req *mcp.CallToolRequest, in Nug
 // ConflictsIn is the input of list_conflicts.
 type ConflictsIn struct {
 	RepoArg
-	Status string `json:"status,omitempty" jsonschema:"open (default), resolved, all"`
+	Status string `json:"status,omitempty" jsonschema:"default open"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
 

@@ -195,8 +195,10 @@ func (s *Server) bound(ctx context.Context, tool string) error {
 // comes back. The result is Out as JSON in one text block, without the
 // structuredContent copy the SDK would add: that copy doubled every result an
 // agent pays for, and clients that read structured content fall back to the text.
-func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
-	t := &mcp.Tool{Name: name, Description: desc, InputSchema: schemaFor[In]()}
+func addTool[In, Out any](s *Server, def tool, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
+	name := def.name
+	hints := def.hints
+	t := &mcp.Tool{Name: name, Description: def.desc, InputSchema: withEnums(schemaFor[In](), def.enums), Annotations: &hints}
 	s.tools = append(s.tools, t)
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 		defer func() {
@@ -256,10 +258,17 @@ func textResult(v any) (*mcp.CallToolResult, any, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.TrimSuffix(b.String(), "\n")}}}, nil, nil
 }
 
+// schemaFor is T's input schema. A list argument is an array, not also null:
+// an agent leaves it out rather than sending null, and the catalogue is smaller.
 func schemaFor[T any]() *jsonschema.Schema {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("schema for %T: %v", *new(T), err))
+	}
+	for _, p := range sc.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" && p.Types[1] == "array" {
+			p.Types, p.Type = nil, "array"
+		}
 	}
 	return sc
 }

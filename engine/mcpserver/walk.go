@@ -18,12 +18,12 @@ import (
 type WalkIn struct {
 	RepoArg
 	Name          string `json:"name,omitempty" jsonschema:"plain or qualified"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows name to a file or directory"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows name"`
 	ID            int64  `json:"id,omitempty" jsonschema:"instead of name"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
-	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"exact, inferred or ambiguous: drop less sure links"`
-	Relation      string `json:"relation,omitempty" jsonschema:"calls (default), reads or writes (of a field: Type.field)"`
+	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"drop less sure"`
+	Relation      string `json:"relation,omitempty" jsonschema:"default calls; reads/writes: a field (Type.field)"`
 }
 
 // GraphNode is a symbol reached by a walk.

@@ -71,5 +71,5 @@ func TestWalkConfidence(t *testing.T) {
 		t.Error("min_confidence inferred kept the ambiguous caller")
 	}
 	wantContains(t, "bad min_confidence", callErr(t, cs, "find_callers", map[string]any{"id": backoff, "min_confidence": "certain"}),
-		"min_confidence must be")
+		"min_confidence", "exact", "inferred", "ambiguous")
 }
