@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -219,6 +220,18 @@ func TestMCPHTTP(t *testing.T) {
 	case endpoint = <-addr:
 	case <-time.After(30 * time.Second):
 		t.Fatal("no serving line on stderr")
+	}
+	if !strings.HasSuffix(endpoint, "/mcp") {
+		t.Errorf("endpoint %s, want the documented path /mcp", endpoint)
+	}
+	// A web page on another origin is refused (issue 38).
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a foreign Origin: %v %v, want 403", err, resp)
+	} else {
+		resp.Body.Close()
 	}
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).
