@@ -13,7 +13,6 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
@@ -410,86 +409,6 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 		out.Revision = syms[0].Revision
 	} else {
 		out.Note = "no symbols stored for this file: it is skipped (binary, generated, vendored, too large or ignored) or empty"
-	}
-	return out, nil
-}
-
-// retrieve_context
-
-// RetrieveContextIn is the input of retrieve_context.
-type RetrieveContextIn struct {
-	RepoArg
-	Query  string `json:"query" jsonschema:"as search_code's: up to 16 KiB"`
-	Budget int    `json:"budget,omitempty" jsonschema:"tokens, 100-32000, default 4000"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"symbols, 1-100, default 20"`
-}
-
-// ContextSource is one symbol packed into the context.
-type ContextSource struct {
-	Lines         string  `json:"lines"`
-	QualifiedName string  `json:"qualified_name"`
-	Kind          string  `json:"kind"`
-	Revision      string  `json:"revision"`
-	Stale         bool    `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: this is the indexed source"`
-	Score         float64 `json:"score"`
-	Tokens        int     `json:"tokens"`
-	Truncated     bool    `json:"truncated,omitempty" jsonschema:"an oversized first symbol, cut to fit"`
-}
-
-// RetrieveContextOut is the output of retrieve_context.
-type RetrieveContextOut struct {
-	Query      string          `json:"query"`
-	Budget     int             `json:"budget"`
-	TokensUsed int             `json:"tokens_used"`
-	Context    string          `json:"context" jsonschema:"the symbols' source, each under a header line with path:lines, ready for a prompt"`
-	Sources    []ContextSource `json:"sources"`
-	Omitted    []PrunedHit     `json:"omitted,omitempty" jsonschema:"candidates left out (over budget, near-duplicates)"`
-}
-
-func (s *Server) retrieveContext(ctx context.Context, _ *mcp.CallToolRequest, in RetrieveContextIn) (RetrieveContextOut, error) {
-	var out RetrieveContextOut
-	budget := in.Budget
-	if budget == 0 {
-		budget = 4000
-	}
-	if budget < 100 || budget > maxBudget {
-		return out, argError("budget must be between 100 and %d tokens (got %d)", maxBudget, in.Budget)
-	}
-	limit, err := limitArg("limit", in.Limit, 20, maxLimit)
-	if err != nil {
-		return out, err
-	}
-	resp, err := s.runSearch(ctx, in.Query, search.Options{Budget: budget, Limit: limit})
-	if err != nil {
-		return out, err
-	}
-	out.Query, out.Budget, out.Sources = resp.Query, budget, make([]ContextSource, 0, len(resp.Results))
-	var b strings.Builder
-	for _, r := range resp.Results {
-		src := ContextSource{Lines: fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), QualifiedName: r.QualifiedName,
-			Kind: r.Kind, Revision: r.Revision, Stale: r.Stale, Score: r.Score, Tokens: r.Tokens, Truncated: r.Truncated}
-		out.Sources = append(out.Sources, src)
-		out.TokensUsed += r.Tokens
-		fmt.Fprintf(&b, "=== %s %s (%s", src.Lines, r.QualifiedName, r.Kind)
-		if r.WorkingTree() {
-			b.WriteString(", working tree")
-		}
-		if r.Stale {
-			b.WriteString(", stale: changed on disk since indexed")
-		}
-		if r.Truncated {
-			b.WriteString(", truncated")
-		}
-		b.WriteString(")\n")
-		b.WriteString(strings.TrimRight(r.Content, "\n"))
-		b.WriteString("\n\n")
-	}
-	out.Context = b.String()
-	for i, p := range resp.Pruned {
-		if i == maxOmitted {
-			break
-		}
-		out.Omitted = append(out.Omitted, PrunedHit{Path: p.Path, Name: p.Name, StartLine: p.StartLine, Reason: p.Reason})
 	}
 	return out, nil
 }

@@ -260,6 +260,18 @@ func textResult(v any) (*mcp.CallToolResult, any, error) {
 
 // schemaFor is T's input schema. A list argument is an array, not also null:
 // an agent leaves it out rather than sending null, and the catalogue is smaller.
+// encodedLen is the length of v as textResult encodes it: what the client
+// receives and a budget is measured on.
+func encodedLen(v any) (int, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return 0, fmt.Errorf("encode the result: %w", err)
+	}
+	return b.Len() - 1, nil
+}
+
 func schemaFor[T any]() *jsonschema.Schema {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {

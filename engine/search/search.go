@@ -113,8 +113,9 @@ const (
 	graphAnchors = 3
 	// jaccardDuplicate is the token Jaccard at or above which a result is a near-duplicate.
 	jaccardDuplicate = 0.88
-	// charsPerToken estimates tokens for budget packing.
-	charsPerToken = 3.6
+	// CharsPerToken estimates tokens for budget packing: a budget of n tokens
+	// is n × CharsPerToken characters.
+	CharsPerToken = 3.6
 )
 
 // Search runs the query through the enabled channels and fuses them.
