@@ -4,15 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
-	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
@@ -332,83 +329,6 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 			break
 		}
 		out.Links = append(out.Links, ImportLink(l))
-	}
-	return out, nil
-}
-
-// index_file
-
-// IndexFileIn is the input of index_file.
-type IndexFileIn struct {
-	RepoArg
-	Path string `json:"path"`
-}
-
-// IndexFileOut is the output of index_file.
-type IndexFileOut struct {
-	Path         string      `json:"path"`
-	Revision     string      `json:"revision"`
-	FilesIndexed int         `json:"files_indexed" jsonschema:"files re-read in this run (every changed file of the working tree)"`
-	Symbols      []SymbolRef `json:"symbols"`
-	Truncated    bool        `json:"truncated,omitempty"`
-	Note         string      `json:"note,omitempty"`
-}
-
-func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in IndexFileIn) (IndexFileOut, error) {
-	var out IndexFileOut
-	b := s.repo(ctx)
-	p, err := s.relPath(ctx, "path", in.Path)
-	if err != nil {
-		return out, err
-	}
-	if p == ".git" || strings.HasPrefix(p, ".git/") {
-		return out, argError("path %q is inside .git; give a source file", p)
-	}
-	full := filepath.Join(b.Root, filepath.FromSlash(p))
-	real, err := filepath.EvalSymlinks(full)
-	if errors.Is(err, os.ErrNotExist) {
-		return out, fmt.Errorf("no such file %s in the repository", p)
-	}
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	if rel, err := filepath.Rel(b.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return out, argError("path %q is a link to %s, outside the repository", p, real)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return out, argError("path %q is not a regular file", p)
-	}
-	b.indexMu.Lock()
-	// NoWait: an agent is better told "busy, try again" than held for the minutes
-	// another process's full index can take.
-	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, b.Root, index.Options{Paths: []string{p}, NoWait: true})
-	b.indexMu.Unlock()
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	syms, err := symbols.List(ctx, s.cfg.DB, s.repo(ctx).ID, symbols.Filter{Path: p, Limit: maxLimit + 1})
-	if err != nil {
-		return out, err
-	}
-	out.Path, out.Revision, out.FilesIndexed = p, sum.Revision, sum.FilesIndexed
-	out.Symbols = make([]SymbolRef, 0, len(syms))
-	if len(syms) > maxLimit {
-		syms, out.Truncated = syms[:maxLimit], true
-	}
-	if err := s.markStale(ctx, pointers(syms)...); err != nil {
-		return out, err
-	}
-	for _, sym := range syms {
-		out.Symbols = append(out.Symbols, ref(sym))
-	}
-	if len(syms) > 0 {
-		out.Revision = syms[0].Revision
-	} else {
-		out.Note = "no symbols stored for this file: it is skipped (binary, generated, vendored, too large or ignored) or empty"
 	}
 	return out, nil
 }

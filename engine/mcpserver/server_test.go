@@ -335,7 +335,7 @@ func TestCodeTools(t *testing.T) {
 		// named file is read and written.
 		writeFile(t, e.root, "billing/unnamed.go", "package billing\n\nfunc NotNamed() {}\n")
 		out := call[mcpserver.IndexFileOut](t, cs, "index_file", map[string]any{"path": "billing/fresh.go"})
-		if out.Revision != "working-tree" || len(out.Symbols) == 0 || out.FilesIndexed != 1 {
+		if out.Revision != "working-tree" || out.Symbols == 0 || len(out.Added) == 0 || out.FilesIndexed != 1 {
 			t.Fatalf("index_file: %+v", out)
 		}
 		if got := call[mcpserver.SymbolsOut](t, cs, "search_symbols", map[string]any{"query": "NotNamed"}); len(got.Symbols) != 0 {
