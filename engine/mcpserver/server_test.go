@@ -284,27 +284,27 @@ func TestCodeTools(t *testing.T) {
 	t.Run("find_callers and find_callees", func(t *testing.T) {
 		callers := call[mcpserver.WalkOut](t, cs, "find_callers", map[string]any{"name": "IsEligibleForRefund", "path": "billing/"})
 		found := false
-		for _, n := range callers.Nodes {
-			if n.Name == "IssueRefund" && n.Depth == 1 {
+		for _, n := range callers.AllNodes() {
+			if baseName(n.QualifiedName) == "IssueRefund" && n.Depth == 1 {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("callers of IsEligibleForRefund lack IssueRefund: %+v", callers.Nodes)
+			t.Errorf("callers of IsEligibleForRefund lack IssueRefund: %+v", callers.AllNodes())
 		}
 		callees := call[mcpserver.WalkOut](t, cs, "find_callees", map[string]any{"name": "IssueRefund", "depth": 2})
 		found = false
-		for _, n := range callees.Nodes {
-			if n.Name == "IsEligibleForRefund" {
+		for _, n := range callees.AllNodes() {
+			if baseName(n.QualifiedName) == "IsEligibleForRefund" {
 				found = true
 			}
 		}
 		if !found {
-			t.Errorf("callees of IssueRefund lack IsEligibleForRefund: %+v", callees.Nodes)
+			t.Errorf("callees of IssueRefund lack IsEligibleForRefund: %+v", callees.AllNodes())
 		}
 		byID := call[mcpserver.WalkOut](t, cs, "find_callers", map[string]any{"id": callers.Symbol.ID})
-		if len(byID.Nodes) != len(callers.Nodes) {
-			t.Errorf("by id: %d nodes, by name %d", len(byID.Nodes), len(callers.Nodes))
+		if len(byID.AllNodes()) != len(callers.AllNodes()) {
+			t.Errorf("by id: %d nodes, by name %d", len(byID.AllNodes()), len(callers.AllNodes()))
 		}
 		wantContains(t, "unknown", callErr(t, cs, "find_callers", map[string]any{"name": "NoSuchThing"}), "unknown symbol")
 		wantContains(t, "depth", callErr(t, cs, "find_callees", map[string]any{"name": "IssueRefund", "depth": 9}), "depth must be")
