@@ -25,7 +25,7 @@ type SymbolRef struct {
 	Lines         string `json:"lines" jsonschema:"path:start-end"`
 	Signature     string `json:"signature,omitempty"`
 	Parent        string `json:"parent,omitempty" jsonschema:"qualified name of the enclosing type or class"`
-	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at, or working-tree for uncommitted changes"`
+	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at (12 digits), or working-tree for uncommitted changes"`
 	IsTest        bool   `json:"is_test,omitempty"`
 	Stale         bool   `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: lines may have moved (index_file it)"`
 }
@@ -37,7 +37,7 @@ func ref(s symbols.Symbol) SymbolRef {
 	}
 	return SymbolRef{ID: s.ID, Path: s.Path, Name: s.Name, QualifiedName: s.QualifiedName, Kind: s.Kind,
 		StartLine: s.StartLine, EndLine: s.EndLine, Lines: fmt.Sprintf("%s:%d-%d", s.Path, s.StartLine, s.EndLine),
-		Signature: sig, Parent: s.Parent, Revision: s.Revision, IsTest: s.IsTest, Stale: s.Stale}
+		Signature: sig, Parent: s.Parent, Revision: shortRev(s.Revision), IsTest: s.IsTest, Stale: s.Stale}
 }
 
 // markStale sets Stale on the symbols whose files changed on disk since they

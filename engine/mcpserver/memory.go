@@ -142,7 +142,7 @@ type ConflictOut struct {
 }
 
 func conflictOut(c memory.Conflict, ms []memory.Memory) ConflictOut {
-	out := ConflictOut{ID: c.ID, Status: string(c.Status), Similarity: c.Similarity, Reason: c.Reason, Resolution: c.Resolution, Resolver: c.Resolver}
+	out := ConflictOut{ID: c.ID, Status: string(c.Status), Similarity: round3(c.Similarity), Reason: c.Reason, Resolution: c.Resolution, Resolver: c.Resolver}
 	for _, m := range ms {
 		out.Memories = append(out.Memories, memRef(m))
 	}
@@ -271,7 +271,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	}
 	out := RecallOut{Query: res.Query, Dense: res.Dense, Hits: make([]RecallHit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, RecallHit{MemoryRef: memRef(h.Memory), Score: h.Score, Similarity: h.Similarity})
+		out.Hits = append(out.Hits, RecallHit{MemoryRef: memRef(h.Memory), Score: round3(h.Score), Similarity: round3(h.Similarity)})
 	}
 	return out, nil
 }
@@ -340,7 +340,7 @@ func (s *Server) briefing(ctx context.Context, _ *mcp.CallToolRequest, in Briefi
 	out := BriefingOut{OpenConflicts: b.OpenConflicts, Ranking: b.Ranking, Memories: make([]BriefMemory, 0, len(b.Memories)), Nuggets: make([]NuggetOut, 0, len(b.Nuggets))}
 	for _, m := range b.Memories {
 		out.Memories = append(out.Memories, BriefMemory{ID: m.ID, Kind: string(m.Kind), Status: string(m.Status), Author: m.Author,
-			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: m.Score,
+			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: round3(m.Score),
 			AnchorMarks: anchorMarks(m.Status, m.Anchors)})
 	}
 	for _, n := range b.Nuggets {
