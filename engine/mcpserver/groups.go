@@ -45,10 +45,16 @@ func contains(list []string, v string) bool {
 
 // register adds the tools of the groups asked for (nil = all). Descriptions say
 // what a tool returns and when to use it, once: argument details live in the
-// input schema, and nothing is repeated across tools. resolve_conflict is listed
-// only when the server lets agents resolve: otherwise every call would be refused.
+// input schema, and nothing is repeated across tools. A tool every call of which
+// would be refused is not listed: resolve_conflict unless the server lets agents
+// resolve, the code and admin tools of a server started without its database.
 func (s *Server) register(groups []string) {
-	on := func(g string) bool { return groups == nil || contains(groups, g) }
+	on := func(g string) bool {
+		if s.cfg.Unreachable != nil && g != GroupMemory {
+			return false
+		}
+		return groups == nil || contains(groups, g)
+	}
 	if on(GroupCode) {
 		addTool(s, tool{"search_code", "Hybrid code search by name, question, pasted error or issue. Returns per result: id, lines (path:start-end), kind, name, sig, score, why.", reads,
 			enums{"granularity": {"symbols", "files"}, "detail": {"compact", "explain"}, "channels": channelNames()}}, s.searchCode)

@@ -105,8 +105,13 @@ func New(cfg Config) *Server {
 		cfg.Version = "dev"
 	}
 	s := &Server{cfg: cfg}
+	instr := instructions
+	if cfg.Unreachable != nil {
+		instr += ` The database was unreachable when this server started: only the memory tools are served, from the local cache, ` +
+			`their writes queued; restart spelunk mcp once the database is back for the code tools.`
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "spelunk", Title: "spelunk code search and agent memory", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
+		&mcp.ServerOptions{Instructions: instr, Logger: cfg.Logger})
 	repos := append([]Repo(nil), cfg.Repos...)
 	if cfg.Root != "" || len(repos) == 0 {
 		repos = append([]Repo{{ID: cfg.RepoID, Root: cfg.Root}}, repos...)
