@@ -7,13 +7,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
@@ -31,8 +31,10 @@ const mcpMaxMessage = 4 << 20
 func newMCPCmd(g *globals) *cobra.Command {
 	var httpAddr, tools, reposFrom string
 	var allowResolve, printHashes, noWatch bool
+	var allowOrigins []string
+	var sessionIdle time.Duration
 	cmd := &cobra.Command{
-		Use:   "mcp [--repo DIR ...] [--tools code,memory,admin] [--http 127.0.0.1:PORT] [--allow-resolve] [--print-tool-hashes]",
+		Use:   "mcp [--repo DIR ...] [--tools code,memory,admin] [--http 127.0.0.1:PORT [--allow-origin URL ...]] [--allow-resolve] [--print-tool-hashes]",
 		Short: "Serve the repository and its agents' memory as MCP tools (stdio, or streamable HTTP on loopback)",
 		Long: "Serve spelunk over the Model Context Protocol: code search, symbols, the code graph, indexing and\n" +
 			"agent memory as tools. The server is bound to an allowlist of repositories (every --repo, the lines of\n" +
@@ -42,10 +44,14 @@ func newMCPCmd(g *globals) *cobra.Command {
 			"--tools serves only some groups: code (search_code, search_symbols, read_symbol, find_callers,\n" +
 			"find_callees, find_imports, retrieve_context), memory (briefing, recall, remember, supersede_memory,\n" +
 			"invalidate_memory, set_nugget, list_conflicts), admin (index_file, resolve_conflict); default all.\n" +
-			"It speaks stdio by default; --http serves streamable HTTP on a loopback address only.\n" +
+			"It speaks stdio by default; --http serves streamable HTTP on a loopback address only, at the one path\n" +
+			"http://ADDR/mcp (any other path is 404). A request whose Origin header is not loopback (localhost,\n" +
+			"127.0.0.0/8, [::1]) or given with --allow-origin is refused (403): a web page cannot drive the server;\n" +
+			"clients that send no Origin are served. A session idle for --session-idle is closed, and at most 64\n" +
+			"live at once (a new one past that closes the oldest).\n" +
 			"Memory conflicts are resolved by a person unless --allow-resolve is given.\n" +
 			"The index follows the working tree and HEAD as with spelunk watch (log lines on stderr) unless --no-watch.\n" +
-			"--print-tool-hashes prints the SHA-256 of every tool definition served (with --tools, of those), for clients that pin them.",
+			"--print-tool-hashes prints the SHA-256 of every tool definition served (with --tools and --allow-resolve, of those), for clients that pin them.",
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			groups, err := toolGroups(tools)
@@ -53,7 +59,7 @@ func newMCPCmd(g *globals) *cobra.Command {
 				return err
 			}
 			if printHashes {
-				hs, err := mcpserver.Hashes(mcpserver.New(mcpserver.Config{Groups: groups}).Tools())
+				hs, err := mcpserver.Hashes(mcpserver.New(mcpserver.Config{Groups: groups, AllowResolve: allowResolve}).Tools())
 				if err != nil {
 					return err
 				}
@@ -65,14 +71,22 @@ func newMCPCmd(g *globals) *cobra.Command {
 					return usageError{err}
 				}
 			}
+			for _, o := range allowOrigins {
+				if u, err := url.Parse(o); err != nil || u.Scheme == "" || u.Host == "" || strings.Trim(u.Path, "/") != "" {
+					return usagef("--allow-origin %q: want an origin, scheme://host[:port] (https://app.example)", o)
+				}
+			}
 			return serveMCP(cmd.Context(), g, mcpOptions{httpAddr: httpAddr, reposFrom: reposFrom, groups: groups,
-				allowResolve: allowResolve, watching: !noWatch})
+				allowResolve: allowResolve, watching: !noWatch,
+				http: mcpserver.HTTPOptions{AllowedOrigins: allowOrigins, SessionIdle: sessionIdle, MaxBody: mcpMaxMessage}})
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&tools, "tools", "", "serve only these tool groups, comma-separated: code, memory, admin (default all)")
 	f.StringVar(&reposFrom, "repos-from", "", "serve the repositories listed in FILE too (one directory a line, # comments)")
 	f.StringVar(&httpAddr, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT or [::1]:PORT) instead of stdio")
+	f.StringSliceVar(&allowOrigins, "allow-origin", nil, "with --http, also accept requests from this browser origin (scheme://host[:port]; repeatable)")
+	f.DurationVar(&sessionIdle, "session-idle", mcpserver.DefaultSessionIdle, "with --http, close a session idle this long")
 	f.BoolVar(&allowResolve, "allow-resolve", false, "let agents resolve memory conflicts (default: only a person can, in the TUI or with spelunk conflicts resolve)")
 	f.BoolVar(&printHashes, "print-tool-hashes", false, "print the SHA-256 of each tool definition and exit")
 	f.BoolVar(&noWatch, "no-watch", false, "do not follow the working tree (spelunk watch) while serving")
@@ -105,6 +119,7 @@ type mcpOptions struct {
 	groups              []string
 	allowResolve        bool
 	watching            bool
+	http                mcpserver.HTTPOptions
 }
 
 // toolGroups reads --tools: nil (every group) when empty.
@@ -186,7 +201,8 @@ func runMCP(ctx context.Context, g *globals, srv *mcpserver.Server, o mcpOptions
 		}
 		return err
 	}
-	return serveMCPHTTP(ctx, srv, o.httpAddr, strings.Join(roots, ", "), g.tenant, mcpLogger())
+	o.http.Logger = mcpLogger()
+	return serveMCPHTTP(ctx, srv, o.httpAddr, strings.Join(roots, ", "), g.tenant, o.http)
 }
 
 // mcpLogger logs warnings and errors on stderr (stdout is the protocol).
@@ -217,7 +233,7 @@ func cacheOnlyMCPServer(ctx context.Context, g *globals, emb embed.Embedder, roo
 	return srv, stop, nil
 }
 
-func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant string, logger *slog.Logger) error {
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant string, o mcpserver.HTTPOptions) error {
 	if host, port, _ := net.SplitHostPort(addr); host == "localhost" {
 		addr = net.JoinHostPort("127.0.0.1", port)
 	}
@@ -225,15 +241,8 @@ func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, root, tenant
 	if err != nil {
 		return err
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, &mcp.StreamableHTTPOptions{Logger: logger})
-	hs := &http.Server{
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			r.Body = http.MaxBytesReader(w, r.Body, mcpMaxMessage)
-			h.ServeHTTP(w, r)
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	fmt.Fprintf(os.Stderr, "spelunk mcp: serving http://%s/ (repository %s, tenant %s)\n", ln.Addr(), root, tenant)
+	hs := &http.Server{Handler: srv.HTTPHandler(o), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(os.Stderr, "spelunk mcp: serving http://%s%s (repository %s, tenant %s)\n", ln.Addr(), mcpserver.EndpointPath, root, tenant)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -86,8 +87,8 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(tools.Tools) != 16 {
-		t.Errorf("%d tools over stdio, want 16", len(tools.Tools))
+	if len(tools.Tools) != 15 {
+		t.Errorf("%d tools over stdio, want 15 (resolve_conflict only with --allow-resolve)", len(tools.Tools))
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": "IsEligibleForRefund", "limit": 3}})
 	if err != nil || res.IsError {
@@ -115,9 +116,9 @@ func TestMCPStdio(t *testing.T) {
 	if err != nil || !res.IsError {
 		t.Fatalf("traversal over stdio: %v %+v", err, res)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "resolve_conflict", Arguments: map[string]any{"conflict_id": "x", "action": "both"}})
-	if err != nil || !res.IsError {
-		t.Fatalf("resolve without --allow-resolve: %v %+v", err, res)
+	_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "resolve_conflict", Arguments: map[string]any{"conflict_id": "x", "action": "both"}})
+	if err == nil || !strings.Contains(err.Error(), "unknown tool") {
+		t.Fatalf("resolve without --allow-resolve: %v, want an unknown tool (not listed)", err)
 	}
 }
 
@@ -196,6 +197,30 @@ func TestMCPPrintToolHashes(t *testing.T) {
 
 func TestMCPHTTP(t *testing.T) {
 	f := newMCPFixture(t)
+	endpoint := f.httpEndpoint(t)
+	if !strings.HasSuffix(endpoint, "/mcp") {
+		t.Errorf("endpoint %s, want the documented path /mcp", endpoint)
+	}
+	// A web page on another origin is refused (issue 38).
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Origin", "http://evil.example")
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a foreign Origin: %v %v, want 403", err, resp)
+	} else {
+		resp.Body.Close()
+	}
+	cs := httpSession(t, endpoint)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_symbols", Arguments: map[string]any{"query": "Cart"}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_symbols over HTTP: %v %+v", err, res)
+	}
+}
+
+// httpEndpoint starts spelunk mcp --http on a free loopback port and returns
+// the endpoint its serving line names.
+func (f mcpFixture) httpEndpoint(t *testing.T) string {
+	t.Helper()
 	cmd := f.command("--http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -214,23 +239,25 @@ func TestMCPHTTP(t *testing.T) {
 			}
 		}
 	}()
-	var endpoint string
 	select {
-	case endpoint = <-addr:
+	case endpoint := <-addr:
+		return endpoint
 	case <-time.After(30 * time.Second):
 		t.Fatal("no serving line on stderr")
 	}
-	ctx := context.Background()
+	return ""
+}
+
+// httpSession connects the SDK's client to a streamable HTTP endpoint.
+func httpSession(t *testing.T, endpoint string) *mcp.ClientSession {
+	t.Helper()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
 		t.Fatalf("connect %s: %v", endpoint, err)
 	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_symbols", Arguments: map[string]any{"query": "Cart"}})
-	if err != nil || res.IsError {
-		t.Fatalf("search_symbols over HTTP: %v %+v", err, res)
-	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 func TestMCPRefusesNonLoopback(t *testing.T) {

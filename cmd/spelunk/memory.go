@@ -384,7 +384,7 @@ func newMemorySupersedeCmd(g *globals) *cobra.Command {
 	}, func(w io.Writer, m memory.Memory) {
 		fmt.Fprintf(w, "%s SUPERSEDED by %s\n", m.ID, m.SupersededBy)
 	})
-	authorFlag(cmd, &author, "who decides")
+	authorFlag(cmd, &author, "who decides; an agent (agent:NAME) may not supersede a DISPUTED memory")
 	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit trail)")
 	return cmd
 }
@@ -406,7 +406,7 @@ func newMemoryInvalidateCmd(g *globals) *cobra.Command {
 			})
 		},
 	}
-	authorFlag(cmd, &author, "who decides")
+	authorFlag(cmd, &author, "who decides; an agent (agent:NAME) may not invalidate a DISPUTED memory")
 	cmd.Flags().StringVar(&reason, "reason", "", "why the memory no longer holds (required)")
 	return cmd
 }

@@ -121,6 +121,23 @@ func TestMemoryCLI(t *testing.T) {
 	if out := mustCLI(t, "memory", "list", "--status", "disputed"); strings.Count(out, "\n") != 3 {
 		t.Fatalf("after undo: want 3 disputed memories, got %q", out)
 	}
+	// Only a person resolves a conflict: an agent author is refused, whole (issue 38).
+	for _, args := range [][]string{
+		{"memory", "invalidate", first.ID, "--reason", "port changed", "--author", "agent:claude"},
+		{"memory", "supersede", first.ID, second.ID, "--author", "Agent:codex"},
+	} {
+		if code, _, errOut := cli(t, args...); code != 1 || !strings.Contains(errOut, "DISPUTED") || !strings.Contains(errOut, "spelunk conflicts resolve "+cid[:8]) {
+			t.Fatalf("spelunk %v by an agent: exit %d %q, want refused with the conflict to resolve", args, code, errOut)
+		}
+	}
+	t.Setenv("SPELUNK_AUTHOR", "agent:cursor")
+	if code, _, errOut := cli(t, "memory", "invalidate", first.ID, "--reason", "x"); code != 1 || !strings.Contains(errOut, "only a person resolves") {
+		t.Fatalf("invalidate with $SPELUNK_AUTHOR an agent: exit %d %q", code, errOut)
+	}
+	t.Setenv("SPELUNK_AUTHOR", "")
+	if out := mustCLI(t, "memory", "list", "--status", "disputed"); strings.Count(out, "\n") != 3 {
+		t.Fatalf("after the refusals: want 3 disputed memories, got %q", out)
+	}
 	mustCLI(t, "memory", "invalidate", first.ID, "--reason", "port changed", "--author", "bob")
 	if code, _, errOut := cli(t, "memory", "supersede", first.ID, second.ID); code != 1 || !strings.Contains(errOut, "invalidated") {
 		t.Fatalf("supersede an invalidated memory: exit %d %q", code, errOut)

@@ -77,7 +77,7 @@ func TestSearchSeveralRepos(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "[ledger] ledger.go") || !strings.Contains(out, "across 2 repositories") {
 		t.Errorf("search --files over two: %d %s %s", code, out, errOut)
 	}
-	if code, out, errOut := spelunk(t, "mcp", "--print-tool-hashes", "--tools", "admin"); code != 0 || strings.Count(out, "\n") != 2 ||
+	if code, out, errOut := spelunk(t, "mcp", "--print-tool-hashes", "--tools", "admin", "--allow-resolve"); code != 0 || strings.Count(out, "\n") != 2 ||
 		!strings.Contains(out, "  index_file\n") || !strings.Contains(out, "  resolve_conflict\n") {
 		t.Errorf("--print-tool-hashes --tools admin: %d %q %s", code, out, errOut)
 	}

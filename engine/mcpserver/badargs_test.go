@@ -8,7 +8,8 @@ import (
 // TestNonsenseArgumentsAreToolErrors: every numeric and enumerated argument of
 // every tool refuses a value that makes no sense (a negative count, a depth past
 // the range, an unknown kind) with a tool error naming the valid range or values,
-// never by answering with a default (issue 11 item 11, the MCP side).
+// never by answering with a default (issue 11 item 11, the MCP side). Fixed
+// values are schema enums (issue 38): the SDK's validation names them.
 func TestNonsenseArgumentsAreToolErrors(t *testing.T) {
 	e := newEnv(t, true)
 	cases := []struct {
@@ -18,7 +19,7 @@ func TestNonsenseArgumentsAreToolErrors(t *testing.T) {
 	}{
 		{"search_code", map[string]any{"query": "x", "limit": -1}, []string{"limit must be between 1 and 100"}},
 		{"search_code", map[string]any{"query": "x", "granularity": "lines"}, []string{"granularity", "symbols", "files"}},
-		{"search_code", map[string]any{"query": "x", "channels": []string{"dense", "magic"}}, []string{"unknown channel"}},
+		{"search_code", map[string]any{"query": "x", "channels": []string{"dense", "magic"}}, []string{"channels", "does not equal any of", "dense", "graph"}},
 		{"retrieve_context", map[string]any{"query": "x", "limit": -3}, []string{"limit must be between 1 and 100"}},
 		{"retrieve_context", map[string]any{"query": "x", "budget": -1}, []string{"budget must be"}},
 		{"retrieve_context", map[string]any{"query": "x", "budget": 1 << 20}, []string{"budget must be"}},
@@ -39,9 +40,9 @@ func TestNonsenseArgumentsAreToolErrors(t *testing.T) {
 		{"briefing", map[string]any{"limit": -1}, []string{"limit must be between 1 and 100"}},
 		{"briefing", map[string]any{"limit": 101}, []string{"limit must be between 1 and 100"}},
 		{"list_conflicts", map[string]any{"limit": -1}, []string{"limit must be between 1 and 100"}},
-		{"list_conflicts", map[string]any{"status": "maybe"}, []string{"status must be", "open", "resolved", "all"}},
-		{"remember", map[string]any{"text": "x", "kind": "gossip"}, []string{"kind must be", "fact", "decision", "rule", "episode"}},
-		{"resolve_conflict", map[string]any{"conflict_id": "abc", "action": "flip"}, []string{"action must be", "keep", "both", "merge", "invalidate"}},
+		{"list_conflicts", map[string]any{"status": "maybe"}, []string{"status", "open", "resolved", "all"}},
+		{"remember", map[string]any{"text": "x", "kind": "gossip"}, []string{"kind", "fact", "decision", "rule", "episode"}},
+		{"resolve_conflict", map[string]any{"conflict_id": "abc", "action": "flip"}, []string{"action", "keep", "both", "merge", "invalidate"}},
 	}
 	for _, c := range cases {
 		got := callErr(t, e.cs, c.tool, c.args)

@@ -102,5 +102,5 @@ func TestSearchCodeBudget(t *testing.T) {
 			}
 		}
 	}
-	wantContains(t, "bad detail", callErr(t, e.cs, "search_code", map[string]any{"query": "x", "detail": "verbose"}), "unknown detail", "explain")
+	wantContains(t, "bad detail", callErr(t, e.cs, "search_code", map[string]any{"query": "x", "detail": "verbose"}), "detail", "explain")
 }

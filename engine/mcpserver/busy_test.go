@@ -53,7 +53,7 @@ func TestIndexFileWhileAnotherRunIndexes(t *testing.T) {
 	}
 	wantContains(t, "index_file during another run", resultText(res), "another index of the repository is running")
 	out := call[mcpserver.IndexFileOut](t, e.cs, "index_file", map[string]any{"path": "billing/refund.go"})
-	if len(out.Symbols) == 0 {
+	if out.Symbols == 0 {
 		t.Fatalf("index_file after the other run: %+v", out)
 	}
 }

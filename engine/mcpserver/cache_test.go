@@ -71,7 +71,13 @@ func TestMemoryToolsServedFromCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDrained(t, cache)
-	for id, want := range map[string]memory.Status{seeded.Memory.ID: memory.StatusInvalidated, r1.ID: memory.StatusSuperseded} {
+	// The core's conflict check at sync finds the two rules contradict: both are
+	// DISPUTED, and the agent's queued supersede is set aside, since only a person
+	// resolves a conflict (issue 38): a dead write of the cache.
+	if st, err := cache.Status(ctx); err != nil || st.Dead != 1 {
+		t.Errorf("cache after sync = %+v (%v), want the supersede set aside as DISPUTED", st, err)
+	}
+	for id, want := range map[string]memory.Status{seeded.Memory.ID: memory.StatusInvalidated, r1.ID: memory.StatusDisputed} {
 		m, err := core.Store.Get(ctx, id)
 		if err != nil || m.Status != want {
 			t.Errorf("core memory %s = %s, %v; want %s", id, m.Status, err, want)

@@ -4,16 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
@@ -29,7 +25,7 @@ type SymbolRef struct {
 	Lines         string `json:"lines" jsonschema:"path:start-end"`
 	Signature     string `json:"signature,omitempty"`
 	Parent        string `json:"parent,omitempty" jsonschema:"qualified name of the enclosing type or class"`
-	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at, or working-tree for uncommitted changes"`
+	Revision      string `json:"revision" jsonschema:"commit the symbol was indexed at (12 digits), or working-tree for uncommitted changes"`
 	IsTest        bool   `json:"is_test,omitempty"`
 	Stale         bool   `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: lines may have moved (index_file it)"`
 }
@@ -41,7 +37,7 @@ func ref(s symbols.Symbol) SymbolRef {
 	}
 	return SymbolRef{ID: s.ID, Path: s.Path, Name: s.Name, QualifiedName: s.QualifiedName, Kind: s.Kind,
 		StartLine: s.StartLine, EndLine: s.EndLine, Lines: fmt.Sprintf("%s:%d-%d", s.Path, s.StartLine, s.EndLine),
-		Signature: sig, Parent: s.Parent, Revision: s.Revision, IsTest: s.IsTest, Stale: s.Stale}
+		Signature: sig, Parent: s.Parent, Revision: shortRev(s.Revision), IsTest: s.IsTest, Stale: s.Stale}
 }
 
 // markStale sets Stale on the symbols whose files changed on disk since they
@@ -67,8 +63,8 @@ func pointers(syms []symbols.Symbol) []*symbols.Symbol {
 // SearchSymbolsIn is the input of search_symbols.
 type SearchSymbolsIn struct {
 	RepoArg
-	Query string `json:"query" jsonschema:"a name or part of one, case-insensitive"`
-	Kind  string `json:"kind,omitempty" jsonschema:"function, method, class, struct, field, ... (fields only when asked)"`
+	Query string `json:"query" jsonschema:"a name or part of one, any case"`
+	Kind  string `json:"kind,omitempty" jsonschema:"fields only when asked"`
 	Path  string `json:"path,omitempty" jsonschema:"a file or directory"`
 	Limit int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
@@ -144,10 +140,10 @@ func (s *Server) searchSymbols(ctx context.Context, _ *mcp.CallToolRequest, in S
 type ReadSymbolIn struct {
 	RepoArg
 	ID        int64  `json:"id,omitempty" jsonschema:"a symbol id"`
-	Name      string `json:"name,omitempty" jsonschema:"plain or qualified: Refund, Cart.add"`
+	Name      string `json:"name,omitempty" jsonschema:"plain or qualified (Cart.add)"`
 	Path      string `json:"path,omitempty" jsonschema:"narrows name; with start_line, reads there"`
 	StartLine int    `json:"start_line,omitempty" jsonschema:"1-based"`
-	EndLine   int    `json:"end_line,omitempty" jsonschema:"default: the end of the symbol"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"default: the symbol's end"`
 }
 
 // ReadSymbolOut is a symbol's source.
@@ -277,8 +273,8 @@ func inPath(p string) string {
 // ImportsIn is the input of find_imports.
 type ImportsIn struct {
 	RepoArg
-	Path      string `json:"path" jsonschema:"a file or directory; for importers also a module (react)"`
-	Direction string `json:"direction,omitempty" jsonschema:"imports (default) or importers"`
+	Path      string `json:"path" jsonschema:"a file or directory; importers: also a module"`
+	Direction string `json:"direction,omitempty" jsonschema:"default imports"`
 	Depth     int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
 }
@@ -333,163 +329,6 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 			break
 		}
 		out.Links = append(out.Links, ImportLink(l))
-	}
-	return out, nil
-}
-
-// index_file
-
-// IndexFileIn is the input of index_file.
-type IndexFileIn struct {
-	RepoArg
-	Path string `json:"path"`
-}
-
-// IndexFileOut is the output of index_file.
-type IndexFileOut struct {
-	Path         string      `json:"path"`
-	Revision     string      `json:"revision"`
-	FilesIndexed int         `json:"files_indexed" jsonschema:"files re-read in this run (every changed file of the working tree)"`
-	Symbols      []SymbolRef `json:"symbols"`
-	Truncated    bool        `json:"truncated,omitempty"`
-	Note         string      `json:"note,omitempty"`
-}
-
-func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in IndexFileIn) (IndexFileOut, error) {
-	var out IndexFileOut
-	b := s.repo(ctx)
-	p, err := s.relPath(ctx, "path", in.Path)
-	if err != nil {
-		return out, err
-	}
-	if p == ".git" || strings.HasPrefix(p, ".git/") {
-		return out, argError("path %q is inside .git; give a source file", p)
-	}
-	full := filepath.Join(b.Root, filepath.FromSlash(p))
-	real, err := filepath.EvalSymlinks(full)
-	if errors.Is(err, os.ErrNotExist) {
-		return out, fmt.Errorf("no such file %s in the repository", p)
-	}
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	if rel, err := filepath.Rel(b.Root, real); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return out, argError("path %q is a link to %s, outside the repository", p, real)
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return out, argError("path %q is not a regular file", p)
-	}
-	b.indexMu.Lock()
-	// NoWait: an agent is better told "busy, try again" than held for the minutes
-	// another process's full index can take.
-	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, b.Root, index.Options{Paths: []string{p}, NoWait: true})
-	b.indexMu.Unlock()
-	if err != nil {
-		return out, fmt.Errorf("index_file %s: %w", p, err)
-	}
-	syms, err := symbols.List(ctx, s.cfg.DB, s.repo(ctx).ID, symbols.Filter{Path: p, Limit: maxLimit + 1})
-	if err != nil {
-		return out, err
-	}
-	out.Path, out.Revision, out.FilesIndexed = p, sum.Revision, sum.FilesIndexed
-	out.Symbols = make([]SymbolRef, 0, len(syms))
-	if len(syms) > maxLimit {
-		syms, out.Truncated = syms[:maxLimit], true
-	}
-	if err := s.markStale(ctx, pointers(syms)...); err != nil {
-		return out, err
-	}
-	for _, sym := range syms {
-		out.Symbols = append(out.Symbols, ref(sym))
-	}
-	if len(syms) > 0 {
-		out.Revision = syms[0].Revision
-	} else {
-		out.Note = "no symbols stored for this file: it is skipped (binary, generated, vendored, too large or ignored) or empty"
-	}
-	return out, nil
-}
-
-// retrieve_context
-
-// RetrieveContextIn is the input of retrieve_context.
-type RetrieveContextIn struct {
-	RepoArg
-	Query  string `json:"query" jsonschema:"a name or a question"`
-	Budget int    `json:"budget,omitempty" jsonschema:"tokens, 100-32000, default 4000"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"symbols, 1-100, default 20"`
-}
-
-// ContextSource is one symbol packed into the context.
-type ContextSource struct {
-	Lines         string  `json:"lines"`
-	QualifiedName string  `json:"qualified_name"`
-	Kind          string  `json:"kind"`
-	Revision      string  `json:"revision"`
-	Stale         bool    `json:"stale,omitempty" jsonschema:"the file changed on disk since it was indexed: this is the indexed source"`
-	Score         float64 `json:"score"`
-	Tokens        int     `json:"tokens"`
-	Truncated     bool    `json:"truncated,omitempty" jsonschema:"an oversized first symbol, cut to fit"`
-}
-
-// RetrieveContextOut is the output of retrieve_context.
-type RetrieveContextOut struct {
-	Query      string          `json:"query"`
-	Budget     int             `json:"budget"`
-	TokensUsed int             `json:"tokens_used"`
-	Context    string          `json:"context" jsonschema:"the symbols' source, each under a header line with path:lines, ready for a prompt"`
-	Sources    []ContextSource `json:"sources"`
-	Omitted    []PrunedHit     `json:"omitted,omitempty" jsonschema:"candidates left out (over budget, near-duplicates)"`
-}
-
-func (s *Server) retrieveContext(ctx context.Context, _ *mcp.CallToolRequest, in RetrieveContextIn) (RetrieveContextOut, error) {
-	var out RetrieveContextOut
-	budget := in.Budget
-	if budget == 0 {
-		budget = 4000
-	}
-	if budget < 100 || budget > maxBudget {
-		return out, argError("budget must be between 100 and %d tokens (got %d)", maxBudget, in.Budget)
-	}
-	limit, err := limitArg("limit", in.Limit, 20, maxLimit)
-	if err != nil {
-		return out, err
-	}
-	resp, err := s.runSearch(ctx, in.Query, search.Options{Budget: budget, Limit: limit})
-	if err != nil {
-		return out, err
-	}
-	out.Query, out.Budget, out.Sources = resp.Query, budget, make([]ContextSource, 0, len(resp.Results))
-	var b strings.Builder
-	for _, r := range resp.Results {
-		src := ContextSource{Lines: fmt.Sprintf("%s:%d-%d", r.Path, r.StartLine, r.EndLine), QualifiedName: r.QualifiedName,
-			Kind: r.Kind, Revision: r.Revision, Stale: r.Stale, Score: r.Score, Tokens: r.Tokens, Truncated: r.Truncated}
-		out.Sources = append(out.Sources, src)
-		out.TokensUsed += r.Tokens
-		fmt.Fprintf(&b, "=== %s %s (%s", src.Lines, r.QualifiedName, r.Kind)
-		if r.WorkingTree() {
-			b.WriteString(", working tree")
-		}
-		if r.Stale {
-			b.WriteString(", stale: changed on disk since indexed")
-		}
-		if r.Truncated {
-			b.WriteString(", truncated")
-		}
-		b.WriteString(")\n")
-		b.WriteString(strings.TrimRight(r.Content, "\n"))
-		b.WriteString("\n\n")
-	}
-	out.Context = b.String()
-	for i, p := range resp.Pruned {
-		if i == maxOmitted {
-			break
-		}
-		out.Omitted = append(out.Omitted, PrunedHit{Path: p.Path, Name: p.Name, StartLine: p.StartLine, Reason: p.Reason})
 	}
 	return out, nil
 }

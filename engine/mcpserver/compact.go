@@ -82,7 +82,7 @@ type FileHit struct {
 // says why by rank) and renders it.
 func (s *Server) searchCodeOut(answers []repoSearch, c searchCall) SearchCodeOut {
 	first := answers[0].resp
-	out := SearchCodeOut{Query: first.Query, Kind: string(first.Kind), Granularity: string(c.opts.Granularity), Results: []CodeHit{}}
+	out := SearchCodeOut{Query: oneLine(first.Query, maxEchoChars), Kind: string(first.Kind), Granularity: string(c.opts.Granularity), Results: []CodeHit{}}
 	lists := make([][]search.Result, len(answers))
 	files := make([][]search.FileResult, len(answers))
 	for i, a := range answers {

@@ -103,6 +103,16 @@ func memError(err error) error {
 	return err
 }
 
+// disputed adds to the refusal to supersede or invalidate a DISPUTED memory
+// (an agent's, always, through this server) the tool that can decide, when the
+// server lets agents resolve conflicts.
+func (s *Server) disputed(err error) error {
+	if errors.Is(err, memory.ErrDisputed) && s.cfg.AllowResolve {
+		return fmt.Errorf("%w (this server was started with --allow-resolve: resolve_conflict decides the conflict as a whole)", err)
+	}
+	return err
+}
+
 // AuthorArg is the author argument of the memory tools that write.
 type AuthorArg struct {
 	Author string `json:"author,omitempty"` // default: the client's name
@@ -114,10 +124,10 @@ type AuthorArg struct {
 type RememberIn struct {
 	RepoArg
 	Text string `json:"text" jsonschema:"at most 64 KiB"`
-	Kind string `json:"kind,omitempty" jsonschema:"fact (default), decision, rule, episode"`
+	Kind string `json:"kind,omitempty" jsonschema:"default fact"`
 	AuthorArg
 	Parents []string `json:"parents,omitempty" jsonschema:"memory ids it corrects or refines"`
-	Anchors []string `json:"anchors,omitempty" jsonschema:"code it is about beyond what the text names: Type.Method, path or path:line; the memory goes to review when that code changes"`
+	Anchors []string `json:"anchors,omitempty" jsonschema:"code it is about (Type.Method, path, path:line): reviewed when it changes"`
 }
 
 // ConflictOut is a memory conflict.
@@ -132,7 +142,7 @@ type ConflictOut struct {
 }
 
 func conflictOut(c memory.Conflict, ms []memory.Memory) ConflictOut {
-	out := ConflictOut{ID: c.ID, Status: string(c.Status), Similarity: c.Similarity, Reason: c.Reason, Resolution: c.Resolution, Resolver: c.Resolver}
+	out := ConflictOut{ID: c.ID, Status: string(c.Status), Similarity: round3(c.Similarity), Reason: c.Reason, Resolution: c.Resolution, Resolver: c.Resolver}
 	for _, m := range ms {
 		out.Memories = append(out.Memories, memRef(m))
 	}
@@ -261,7 +271,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	}
 	out := RecallOut{Query: res.Query, Dense: res.Dense, Hits: make([]RecallHit, 0, len(res.Hits))}
 	for _, h := range res.Hits {
-		out.Hits = append(out.Hits, RecallHit{MemoryRef: memRef(h.Memory), Score: h.Score, Similarity: h.Similarity})
+		out.Hits = append(out.Hits, RecallHit{MemoryRef: memRef(h.Memory), Score: round3(h.Score), Similarity: round3(h.Similarity)})
 	}
 	return out, nil
 }
@@ -330,7 +340,7 @@ func (s *Server) briefing(ctx context.Context, _ *mcp.CallToolRequest, in Briefi
 	out := BriefingOut{OpenConflicts: b.OpenConflicts, Ranking: b.Ranking, Memories: make([]BriefMemory, 0, len(b.Memories)), Nuggets: make([]NuggetOut, 0, len(b.Nuggets))}
 	for _, m := range b.Memories {
 		out.Memories = append(out.Memories, BriefMemory{ID: m.ID, Kind: string(m.Kind), Status: string(m.Status), Author: m.Author,
-			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: m.Score,
+			Content: clip(m.Content, maxMemoryText), CreatedAt: m.CreatedAt, Similarity: m.Similarity, Score: round3(m.Score),
 			AnchorMarks: anchorMarks(m.Status, m.Anchors)})
 	}
 	for _, n := range b.Nuggets {
@@ -364,9 +374,9 @@ func (s *Server) supersede(ctx context.Context, req *mcp.CallToolRequest, in Sup
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem(ctx).Supersede(ctx, in.OldID, in.NewID, who, in.Reason)
+	m, err := s.mem(ctx).Supersede(ctx, in.OldID, in.NewID, memory.AsAgent(who), in.Reason)
 	if err != nil {
-		return MemoryRef{}, memError(err)
+		return MemoryRef{}, s.disputed(memError(err))
 	}
 	return memRef(m), nil
 }
@@ -390,9 +400,9 @@ func (s *Server) invalidate(ctx context.Context, req *mcp.CallToolRequest, in In
 	if err != nil {
 		return MemoryRef{}, err
 	}
-	m, err := s.mem(ctx).Invalidate(ctx, in.ID, who, in.Reason)
+	m, err := s.mem(ctx).Invalidate(ctx, in.ID, memory.AsAgent(who), in.Reason)
 	if err != nil {
-		return MemoryRef{}, memError(err)
+		return MemoryRef{}, s.disputed(memError(err))
 	}
 	return memRef(m), nil
 }
@@ -437,7 +447,7 @@ func (s *Server) setNugget(ctx context.Context, req *mcp.CallToolRequest, in Nug
 // ConflictsIn is the input of list_conflicts.
 type ConflictsIn struct {
 	RepoArg
-	Status string `json:"status,omitempty" jsonschema:"open (default), resolved, all"`
+	Status string `json:"status,omitempty" jsonschema:"default open"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"1-100, default 20"`
 }
 

@@ -154,8 +154,8 @@ func TestToolGroups(t *testing.T) {
 	for _, c := range []struct {
 		groups []string
 		want   int
-	}{{[]string{mcpserver.GroupCode}, 7}, {[]string{mcpserver.GroupMemory}, 7}, {[]string{mcpserver.GroupAdmin}, 2},
-		{[]string{mcpserver.GroupCode, mcpserver.GroupAdmin}, 9}, {nil, len(allTools)}} {
+	}{{[]string{mcpserver.GroupCode}, 7}, {[]string{mcpserver.GroupMemory}, 7}, {[]string{mcpserver.GroupAdmin}, 1},
+		{[]string{mcpserver.GroupCode, mcpserver.GroupAdmin}, 8}, {nil, len(allTools)}} {
 		res, err := connect(t, mcpserver.New(mcpserver.Config{Groups: c.groups})).ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)

@@ -35,7 +35,7 @@ func TestNotIndexedIsAnError(t *testing.T) {
 	call[map[string]any](t, cs, "briefing", map[string]any{})
 
 	ix := call[mcpserver.IndexFileOut](t, cs, "index_file", map[string]any{"path": "billing/refund.go"})
-	if len(ix.Symbols) == 0 {
+	if ix.Symbols == 0 || len(ix.Added) == 0 {
 		t.Fatalf("index_file: no symbols: %+v", ix)
 	}
 	out := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"})

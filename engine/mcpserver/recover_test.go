@@ -17,7 +17,7 @@ func TestPanicBecomesToolError(t *testing.T) {
 	type in struct {
 		X int `json:"x,omitempty"`
 	}
-	addTool(s, "boom", "Panics.", func(context.Context, *mcp.CallToolRequest, in) (struct{}, error) {
+	addTool(s, tool{"boom", "Panics.", reads, nil}, func(context.Context, *mcp.CallToolRequest, in) (struct{}, error) {
 		var m map[string]int
 		//lint:ignore SA5000 the panic is the point of this test
 		m["x"]++

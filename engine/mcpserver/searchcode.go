@@ -17,13 +17,12 @@ import (
 // SearchCodeIn is the input of search_code.
 type SearchCodeIn struct {
 	Repository string   `json:"repository,omitempty" jsonschema:"name, path or id of a served repository (default: all; other tools: the first)"`
-	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error"`
+	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error or issue: up to 16 KiB"`
 	Limit      int      `json:"limit,omitempty" jsonschema:"1-100, default 10"`
-	Channels   []string `json:"channels,omitempty" jsonschema:"only these: symbol, lexical, literal, dense, graph"`
-	// Granularity and Detail are validated by the handler rather than by a schema
-	// enum, so a wrong value gets an error that says what to use.
-	Granularity string `json:"granularity,omitempty" jsonschema:"symbols (default) or files"`
-	Detail      string `json:"detail,omitempty" jsonschema:"explain: add each result's per-channel breakdown"`
+	Channels   []string `json:"channels,omitempty"`
+	// Granularity, Detail and Channels are enums of the schema (groups.go).
+	Granularity string `json:"granularity,omitempty" jsonschema:"default symbols"`
+	Detail      string `json:"detail,omitempty" jsonschema:"explain: per-channel scores"`
 }
 
 func (in SearchCodeIn) repoArg() string { return in.Repository }
@@ -78,7 +77,7 @@ func searchCodeArgs(in SearchCodeIn) (searchCall, error) {
 }
 
 func (s *Server) runSearch(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
-	q, err := text("query", query, maxQueryBytes, true)
+	q, err := text("query", query, maxCodeQueryBytes, true)
 	if err != nil {
 		return nil, err
 	}
@@ -201,10 +200,4 @@ func containsChannel(c search.Channel) bool {
 	return false
 }
 
-func channelList() string {
-	names := make([]string, len(search.AllChannels))
-	for i, c := range search.AllChannels {
-		names[i] = string(c)
-	}
-	return strings.Join(names, ", ")
-}
+func channelList() string { return strings.Join(channelNames(), ", ") }

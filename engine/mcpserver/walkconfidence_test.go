@@ -16,7 +16,7 @@ func TestWalkConfidence(t *testing.T) {
 	cs := e.cs
 	refund := call[mcpserver.WalkOut](t, cs, "find_callees", map[string]any{"name": "IssueRefund", "path": "billing/"})
 	ids := map[string]int64{"billing.IssueRefund": refund.Symbol.ID}
-	for _, n := range refund.Nodes {
+	for _, n := range refund.AllNodes() {
 		if n.Confidence == "" {
 			t.Errorf("callee %s has no confidence", n.QualifiedName)
 		}
@@ -42,7 +42,7 @@ func TestWalkConfidence(t *testing.T) {
 
 	conf := func(out mcpserver.WalkOut) map[string]mcpserver.GraphNode {
 		m := map[string]mcpserver.GraphNode{}
-		for _, n := range out.Nodes {
+		for _, n := range out.AllNodes() {
 			m[n.QualifiedName] = n
 		}
 		return m
@@ -59,17 +59,17 @@ func TestWalkConfidence(t *testing.T) {
 	}
 
 	strict := call[mcpserver.WalkOut](t, cs, "find_callees", map[string]any{"id": refund.Symbol.ID, "min_confidence": "exact"})
-	for _, n := range strict.Nodes {
+	for _, n := range strict.AllNodes() {
 		if n.Confidence != "exact" {
 			t.Errorf("min_confidence exact kept %s (%s)", n.QualifiedName, n.Confidence)
 		}
 	}
 	if _, ok := conf(strict)["retry.Do"]; !ok || len(strict.External) != 0 {
-		t.Errorf("min_confidence exact: nodes %v external %v, want retry.Do and no external calls", strict.Nodes, strict.External)
+		t.Errorf("min_confidence exact: nodes %v external %v, want retry.Do and no external calls", strict.AllNodes(), strict.External)
 	}
 	if _, ok := conf(call[mcpserver.WalkOut](t, cs, "find_callers", map[string]any{"id": backoff, "min_confidence": "inferred"}))["billing.IssueRefund"]; ok {
 		t.Error("min_confidence inferred kept the ambiguous caller")
 	}
 	wantContains(t, "bad min_confidence", callErr(t, cs, "find_callers", map[string]any{"id": backoff, "min_confidence": "certain"}),
-		"min_confidence must be")
+		"min_confidence", "exact", "inferred", "ambiguous")
 }

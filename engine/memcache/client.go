@@ -195,6 +195,9 @@ func (cl *Client) Invalidate(ctx context.Context, ref, actor, reason string) (me
 	if m.Status == memory.StatusInvalidated {
 		return memory.Memory{}, fmt.Errorf("invalidate %s: %w", ref, memory.ErrAlreadyInvalidated)
 	}
+	if m.Status == memory.StatusDisputed && memory.IsAgent(actor) {
+		return memory.Memory{}, fmt.Errorf("invalidate %s: %w", ref, memory.DisputedError(m.ID, "", "invalidate"))
+	}
 	if err := cl.cache.Invalidate(ctx, m.ID, actor, reason); err != nil {
 		return memory.Memory{}, err
 	}
@@ -215,6 +218,8 @@ func (cl *Client) Supersede(ctx context.Context, oldRef, newRef, actor, reason s
 		return memory.Memory{}, fmt.Errorf("supersede %s by %s: %w", oldRef, newRef, err)
 	}
 	switch {
+	case old.Status == memory.StatusDisputed && memory.IsAgent(actor):
+		return memory.Memory{}, fmt.Errorf("supersede %s: %w", oldRef, memory.DisputedError(old.ID, "", "supersede"))
 	case old.Status == memory.StatusSuperseded:
 		return memory.Memory{}, fmt.Errorf("memory %s was superseded by %s: %w", old.ID, old.SupersededBy, memory.ErrAlreadySuperseded)
 	case old.Status == memory.StatusInvalidated:

@@ -146,7 +146,9 @@ func (c *Cache) apply(ctx context.Context, core Core, q queued) error {
 // cannot fix.
 func permanent(err error) bool {
 	for _, e := range []error{memory.ErrInvalid, memory.ErrTooLarge, memory.ErrNotFound, memory.ErrOtherProject,
-		memory.ErrAmbiguous, memory.ErrNotLive, memory.ErrAlreadySuperseded} {
+		memory.ErrAmbiguous, memory.ErrNotLive, memory.ErrAlreadySuperseded,
+		memory.ErrDisputed} { // an agent's write met a conflict found at sync: a person decides it
+
 		if errors.Is(err, e) {
 			return true
 		}

@@ -88,6 +88,9 @@ func (s *Store) Supersede(ctx context.Context, oldRef, newRef, actor, reason str
 			return err
 		}
 		old, nw := ms[0], ms[1]
+		if err := s.refuseDisputed(ctx, tx, old, "supersede", actor); err != nil {
+			return err
+		}
 		switch old.Status {
 		case StatusSuperseded:
 			return fmt.Errorf("memory %s was superseded by %s: %w", old.ID, old.SupersededBy, ErrAlreadySuperseded)
@@ -126,6 +129,9 @@ func (s *Store) Invalidate(ctx context.Context, ref, actor, reason string) (Memo
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		m, err := s.lockOne(ctx, tx, ref)
 		if err != nil {
+			return err
+		}
+		if err := s.refuseDisputed(ctx, tx, m, "invalidate", actor); err != nil {
 			return err
 		}
 		if m.Status == StatusInvalidated {

@@ -9,9 +9,9 @@ import (
 	"github.com/spelunkhq/spelunk/engine/embed"
 )
 
-// maxQueryBytes bounds what a query may cost: longer input (a whole log pasted)
+// MaxQueryBytes bounds what a query may cost: longer input (a whole log pasted)
 // is cut at a rune boundary rather than rejected, and the response says so.
-const maxQueryBytes = 16 << 10
+const MaxQueryBytes = 16 << 10
 
 // longQueryBytes: from this length on a query is a document (an issue, a stack
 // trace, a log) rather than a question, and its words are budgeted.
@@ -36,14 +36,14 @@ type plan struct {
 	literals    []literal      // phrases to find verbatim
 	mentions    []mention      // frames and path:line mentions
 	long        bool           // an issue, trace or log rather than a question
-	cut         bool           // the input was longer than maxQueryBytes
+	cut         bool           // the input was longer than MaxQueryBytes
 }
 
 func analyze(q string, force QueryKind) plan {
 	q = strings.TrimSpace(q)
 	p := plan{}
-	if len(q) > maxQueryBytes {
-		q, p.cut = cutAtSpace(q, maxQueryBytes), true
+	if len(q) > MaxQueryBytes {
+		q, p.cut = cutAtSpace(q, MaxQueryBytes), true
 	}
 	p.text = q
 	p.long = len(q) >= longQueryBytes || strings.Count(q, "\n") >= 3

@@ -257,11 +257,11 @@ func sameDefinition(kept []Result, r Result) (Result, bool) {
 	return Result{}, false
 }
 
-func tokens(s string) int { return int(math.Ceil(float64(len(s)) / charsPerToken)) }
+func tokens(s string) int { return int(math.Ceil(float64(len(s)) / CharsPerToken)) }
 
 // cutToTokens cuts s at a line boundary to fit the budget.
 func cutToTokens(s string, budget int) string {
-	max := int(float64(budget) * charsPerToken)
+	max := int(float64(budget) * CharsPerToken)
 	if len(s) <= max {
 		return s
 	}

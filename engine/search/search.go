@@ -114,8 +114,9 @@ const (
 	graphAnchors = 3
 	// jaccardDuplicate is the token Jaccard at or above which a result is a near-duplicate.
 	jaccardDuplicate = 0.88
-	// charsPerToken estimates tokens for budget packing.
-	charsPerToken = 3.6
+	// CharsPerToken estimates tokens for budget packing: a budget of n tokens
+	// is n × CharsPerToken characters.
+	CharsPerToken = 3.6
 )
 
 // Search runs the query through the enabled channels and fuses them.
@@ -133,7 +134,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
 		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
 	if p.cut {
-		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", maxQueryBytes>>10))
+		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", MaxQueryBytes>>10))
 	}
 	// The graph channel alone still needs anchors: find them with the cheap exact
 	// channels, which then take no part in the fusion.
