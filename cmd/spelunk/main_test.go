@@ -102,6 +102,13 @@ func TestCLIEndToEnd(t *testing.T) {
 		t.Fatalf("search - --files: %d\n%s", code, out)
 	}
 
+	// Filters typed in the query narrow the search and are shown in its heading.
+	code, out, _ = spelunk(t, "search", "refund path:py/ -test", "--repo", repo)
+	if code != 0 || !strings.Contains(out, "[path:py/ test:no]") || !strings.Contains(out, "py/shop/billing/refunds.py") ||
+		strings.Contains(out, "billing/refund.go") {
+		t.Fatalf("search with filters: %d\n%s", code, out)
+	}
+
 	code, out, _ = spelunk(t, "search", "IsEligibleForRefund", "--repo", repo, "--json")
 	if code != 0 {
 		t.Fatalf("search: %d", code)
@@ -190,6 +197,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"search"}, 2, "takes 1 argument"},
 		{[]string{"search", "", "--repo", repo}, 2, "empty query"},
 		{[]string{"search", "x", "--channels", "psychic", "--repo", repo}, 2, "unknown channel"},
+		{[]string{"search", "x lang:klingon", "--repo", repo}, 2, "not a language spelunk indexes"},
+		{[]string{"search", "x test:maybe", "--repo", repo}, 2, "test:no (or -test)"},
 		{[]string{"search", "refund", "--repo", repo}, 1, "not indexed yet"},
 		{[]string{"index", filepath.Join(repo, "missing")}, 1, "does not exist"},
 		{[]string{"eval", "--repo", repo}, 2, "--queries"},
