@@ -61,6 +61,18 @@ func (s *Searcher) embedder() (Embedder, error) {
 	return s.emb, s.embErr
 }
 
+// DetectKind is the kind a query would be searched as (its filters left out):
+// what a UI shows the weights of before the search runs.
+func DetectKind(query string) QueryKind {
+	if text, _, err := ParseFilters(query); err == nil {
+		query = text
+	}
+	return analyze(query, "").kind
+}
+
+// DefaultK is the RRF constant a search uses when Options.K is 0.
+const DefaultK = defaultK
+
 // DefaultWeights are the RRF weights per query kind (docs/ARCHITECTURE.md §6): an identifier
 // leans on the symbol, literal and lexical channels (a dense channel at equal weight
 // lowers identifier MRR); a question leans on lexical and literal, with the dense
