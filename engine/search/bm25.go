@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
-// chosen by `spelunk eval` and the benchmarks (see the README's lexical comparison).
+// chosen by `spelunk eval` and the benchmarks (see docs/BENCHMARKS.md and docs/EVALUATION.md).
 const DefaultLexical = "bm25"
 
 // BM25 parameters: the usual ones.
