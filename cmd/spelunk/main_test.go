@@ -222,4 +222,13 @@ func TestCLIErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "no symbol named") {
 		t.Fatalf("callers unknown: %d %q", code, errOut)
 	}
+	// A line past the file and a file not indexed say different things.
+	code, _, errOut = spelunk(t, "show", "billing/refund.go:99999", "--repo", repo)
+	if code != 1 || !strings.Contains(errOut, "no definition at line 99999: its last indexed line is") {
+		t.Fatalf("show past the end: %d %q", code, errOut)
+	}
+	code, _, errOut = spelunk(t, "show", "nosuch/file.go:1", "--repo", repo)
+	if code != 1 || !strings.Contains(errOut, "no file nosuch/file.go is indexed") {
+		t.Fatalf("show missing file: %d %q", code, errOut)
+	}
 }

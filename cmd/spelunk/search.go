@@ -371,7 +371,11 @@ func lookupSymbol(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path st
 			if line <= 0 {
 				return symbols.Symbol{}, usagef("line numbers start at 1")
 			}
-			return symbols.At(ctx, db, rec.ID, p, line)
+			sym, err := symbols.At(ctx, db, rec.ID, p, line)
+			if errors.Is(err, symbols.ErrNotFound) {
+				return sym, explainNoSymbolAt(cmd, db, rec, p, line)
+			}
+			return sym, err
 		}
 	}
 	syms, err := symbols.Find(ctx, db, rec.ID, arg, path)
