@@ -41,7 +41,7 @@ test-go:
 	$(GO) test -race -count=1 $(ENGINE_PKGS)
 	$(GO) test -count=1 $(OTHER_PKGS)
 
-# The differential soak (README "Incremental equals clean"): SOAK_SEEDS seeds of
+# The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of
 # SOAK_STEPS random changes, each run compared row for row with a clean index,
 # and a branch switch stopped at every progress report.
 SOAK_STEPS ?= 200

@@ -86,7 +86,7 @@ func printHistoryProgress() func(eval.HistoryProgress) {
 		if ip := p.Index; ip != nil && ip.FilesTotal > 0 {
 			line += fmt.Sprintf(" (%s %d/%d files)", ip.Phase, ip.FilesDone, ip.FilesTotal)
 		}
-		statusLine(line + "  elapsed " + p.Elapsed.Round(time.Second).String() + etaSuffix(p.ETA))
+		statusLine(clipColumns(line+"  elapsed "+p.Elapsed.Round(time.Second).String()+etaSuffix(p.ETA), terminalWidth(os.Stderr)-1))
 	}
 }
 

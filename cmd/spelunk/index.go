@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
@@ -119,17 +121,63 @@ func newIndexCmd(g *globals) *cobra.Command {
 }
 
 func printProgress(p index.Progress) {
-	if strings.HasPrefix(p.Phase, "waiting") {
-		statusLine(p.Phase) // no counts yet: the run has not started
-		return
-	}
-	line := fmt.Sprintf("%-9s files %d/%d  chunks %d  embedded %d/%d  skipped %d  %.0f files/s",
-		p.Phase, p.FilesDone, p.FilesTotal, p.Chunks, p.Embedded, p.EmbedQueued, p.FilesSkipped, p.Rate())
-	statusLine(line + etaSuffix(p.ETA()))
+	statusLine(progressLine(p, terminalWidth(os.Stderr)))
 }
 
-// statusLine rewrites the terminal's progress line on stderr ("" clears it).
-func statusLine(line string) { fmt.Fprint(os.Stderr, "\r\033[K"+line) }
+// progressLine is one snapshot of a run in at most width-1 columns (the last
+// column left free, so a terminal never wraps the line and each redraw stays
+// on it): the phase and the file counts first, then what fits of chunks,
+// embeddings, skipped files, the rate and the estimate.
+func progressLine(p index.Progress, width int) string {
+	if width <= 0 {
+		width = 80
+	}
+	room := width - 1
+	if strings.HasPrefix(p.Phase, "waiting") {
+		return clipColumns(p.Phase, room) // no counts yet: the run has not started
+	}
+	line := clipColumns(fmt.Sprintf("%s  files %d/%d", p.Phase, p.FilesDone, p.FilesTotal), room)
+	parts := []string{fmt.Sprintf("chunks %d", p.Chunks)}
+	if p.EmbedQueued > 0 {
+		parts = append(parts, fmt.Sprintf("embedded %d/%d", p.Embedded, p.EmbedQueued))
+	}
+	if p.FilesSkipped > 0 {
+		parts = append(parts, fmt.Sprintf("skipped %d", p.FilesSkipped))
+	}
+	if r := p.Rate(); r > 0 {
+		parts = append(parts, fmt.Sprintf("%.0f files/s", r))
+	}
+	if eta := p.ETA(); eta > 0 {
+		parts = append(parts, "ETA "+eta.Round(time.Second).String())
+	}
+	for _, part := range parts {
+		if utf8.RuneCountInString(line)+2+utf8.RuneCountInString(part) > room {
+			break
+		}
+		line += "  " + part
+	}
+	return line
+}
+
+// clipColumns cuts s to n runes, an ellipsis marking the cut.
+func clipColumns(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n <= 1 {
+		return string(r[:max(n, 0)])
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// terminalWidth is f's width in columns, 80 when it is not a terminal.
+func terminalWidth(f *os.File) int {
+	if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+		return w
+	}
+	return 80
+}
 
 // etaSuffix is "  ETA 1m5s", or "" when the time left is unknown.
 func etaSuffix(eta time.Duration) string {
@@ -138,6 +186,9 @@ func etaSuffix(eta time.Duration) string {
 	}
 	return "  ETA " + eta.Round(time.Second).String()
 }
+
+// statusLine rewrites the terminal's progress line on stderr ("" clears it).
+func statusLine(line string) { fmt.Fprint(os.Stderr, "\r\033[K"+line) }
 
 func shortRev(rev string) string {
 	if len(rev) > 12 && !strings.Contains(rev, "-") {

@@ -102,6 +102,13 @@ func TestCLIEndToEnd(t *testing.T) {
 		t.Fatalf("search - --files: %d\n%s", code, out)
 	}
 
+	// Filters typed in the query narrow the search and are shown in its heading.
+	code, out, _ = spelunk(t, "search", "refund path:py/ -test", "--repo", repo)
+	if code != 0 || !strings.Contains(out, "[path:py/ test:no]") || !strings.Contains(out, "py/shop/billing/refunds.py") ||
+		strings.Contains(out, "billing/refund.go") {
+		t.Fatalf("search with filters: %d\n%s", code, out)
+	}
+
 	code, out, _ = spelunk(t, "search", "IsEligibleForRefund", "--repo", repo, "--json")
 	if code != 0 {
 		t.Fatalf("search: %d", code)
@@ -190,6 +197,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"search"}, 2, "takes 1 argument"},
 		{[]string{"search", "", "--repo", repo}, 2, "empty query"},
 		{[]string{"search", "x", "--channels", "psychic", "--repo", repo}, 2, "unknown channel"},
+		{[]string{"search", "x lang:klingon", "--repo", repo}, 2, "not a language spelunk indexes"},
+		{[]string{"search", "x test:maybe", "--repo", repo}, 2, "test:no (or -test)"},
 		{[]string{"search", "refund", "--repo", repo}, 1, "not indexed yet"},
 		{[]string{"index", filepath.Join(repo, "missing")}, 1, "does not exist"},
 		{[]string{"eval", "--repo", repo}, 2, "--queries"},
@@ -212,5 +221,14 @@ func TestCLIErrors(t *testing.T) {
 	code, _, errOut = spelunk(t, "callers", "NoSuchSymbolAnywhere", "--repo", repo)
 	if code != 1 || !strings.Contains(errOut, "no symbol named") {
 		t.Fatalf("callers unknown: %d %q", code, errOut)
+	}
+	// A line past the file and a file not indexed say different things.
+	code, _, errOut = spelunk(t, "show", "billing/refund.go:99999", "--repo", repo)
+	if code != 1 || !strings.Contains(errOut, "no definition at line 99999: its last indexed line is") {
+		t.Fatalf("show past the end: %d %q", code, errOut)
+	}
+	code, _, errOut = spelunk(t, "show", "nosuch/file.go:1", "--repo", repo)
+	if code != 1 || !strings.Contains(errOut, "no file nosuch/file.go is indexed") {
+		t.Fatalf("show missing file: %d %q", code, errOut)
 	}
 }

@@ -233,7 +233,7 @@ func newMemoryAddCmd(g *globals) *cobra.Command {
 	f.StringVar(&author, "author", "", "the agent (or person) recording the memory")
 	f.StringArrayVar(&parents, "parent", nil, "a memory this one corrects or refines (id or unique prefix; repeatable)")
 	f.StringArrayVar(&anchors, "anchor", nil, "a definition or file the memory is about: Name, Type.Method, path or path:line (repeatable)")
-	f.Float64Var(&threshold, "threshold", 0, "similarity from which memories are checked for contradiction (default: per embedder, see DefaultThreshold)")
+	f.Float64Var(&threshold, "threshold", 0, "similarity from which memories are checked for contradiction (default by embedder: 0.60 GloVe, 0.37 the code model, 0.30 hashing, 0.85 any other)")
 	return cmd
 }
 

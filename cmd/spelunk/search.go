@@ -25,7 +25,16 @@ const searchLong = "Search the repository with five channels (dense, lexical, li
 	"--explain prints each result's per-channel rank, raw score and RRF contribution.\n" +
 	"Several --repo, or --all (every indexed repository of the tenant), search those repositories in one\n" +
 	"ranking: each is searched on its own and the rankings interleaved by rank, so a large repository\n" +
-	"does not drown a small one; every result names its repository."
+	"does not drown a small one; every result names its repository.\n\n" +
+	"Filters go in the query, as in other code search tools:\n" +
+	"  path:engine/ or file:index/   only paths containing it (a glob with * and ?: path:*.py)\n" +
+	"  -path:vendor/ or -file:x      leave those paths out\n" +
+	"  lang:go  -lang:python         only, or not, that language\n" +
+	"  kind:function                 only that kind of symbol (method, class, type, ...)\n" +
+	"  test:no (or -test)            leave tests out; test:only for tests alone\n" +
+	"  path:\"my dir/\"                a value with spaces, quoted\n" +
+	"Several path: filters match any of them; the rest of the query is searched as usual, inside the\n" +
+	"filter (a filtered search still fills its page). --explain and --json show the filters applied."
 
 func newSearchCmd(g *globals) *cobra.Command {
 	var (
@@ -46,6 +55,9 @@ func newSearchCmd(g *globals) *cobra.Command {
 			query, err := queryArg(cmd, args[0])
 			if err != nil {
 				return err
+			}
+			if _, _, err := search.ParseFilters(query); err != nil {
+				return usageError{err} // before the database: a typo is the user's to fix
 			}
 			if channels != "" {
 				for _, c := range strings.Split(channels, ",") {
@@ -112,7 +124,7 @@ func searchOne(cmd *cobra.Command, g *globals, query string, opts search.Options
 		return emb, err
 	})
 	resp, err := searcher.Search(ctx, query, opts)
-	if errors.Is(err, search.ErrEmptyQuery) {
+	if errors.Is(err, search.ErrEmptyQuery) || errors.Is(err, search.ErrFilter) {
 		return usageError{err}
 	}
 	if err != nil {
@@ -188,7 +200,7 @@ func validChannel(c search.Channel) bool {
 }
 
 func printSearch(resp *search.Response, explain bool) {
-	fmt.Printf("%d results for %s (%s query, k=%g) in %s\n", len(resp.Results), shortQuery(resp.Query), resp.Kind, resp.K, resp.Took.Round(100_000))
+	fmt.Printf("%d results for %s (%s query, k=%g) in %s\n", len(resp.Results), queryLabel(resp), resp.Kind, resp.K, resp.Took.Round(100_000))
 	printHeader(resp, explain)
 	for _, r := range resp.Results {
 		printResult(r, explain, "", "")
@@ -204,7 +216,7 @@ func printSearch(resp *search.Response, explain bool) {
 // printFiles prints a files-granularity answer: each file with its best
 // definitions indented under it.
 func printFiles(resp *search.Response, explain bool) {
-	fmt.Printf("%d files for %s (%s query, k=%g) in %s\n", len(resp.Files), shortQuery(resp.Query), resp.Kind, resp.K, resp.Took.Round(100_000))
+	fmt.Printf("%d files for %s (%s query, k=%g) in %s\n", len(resp.Files), queryLabel(resp), resp.Kind, resp.K, resp.Took.Round(100_000))
 	printHeader(resp, explain)
 	for _, f := range resp.Files {
 		fmt.Printf("%3d  %.4f  %s\n", f.Rank, f.Score, f.Path)
@@ -215,6 +227,14 @@ func printFiles(resp *search.Response, explain bool) {
 }
 
 // shortQuery quotes a query for a heading, long inputs cut to their start.
+// queryLabel is the query searched, with the filters it was narrowed to.
+func queryLabel(resp *search.Response) string {
+	if resp.Filter == nil {
+		return shortQuery(resp.Query)
+	}
+	return shortQuery(resp.Query) + " [" + resp.Filter.String() + "]"
+}
+
 func shortQuery(q string) string {
 	if len(q) > 100 {
 		q = strings.Join(strings.Fields(q[:100]), " ") + "…"
@@ -351,7 +371,11 @@ func lookupSymbol(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path st
 			if line <= 0 {
 				return symbols.Symbol{}, usagef("line numbers start at 1")
 			}
-			return symbols.At(ctx, db, rec.ID, p, line)
+			sym, err := symbols.At(ctx, db, rec.ID, p, line)
+			if errors.Is(err, symbols.ErrNotFound) {
+				return sym, explainNoSymbolAt(cmd, db, rec, p, line)
+			}
+			return sym, err
 		}
 	}
 	syms, err := symbols.Find(ctx, db, rec.ID, arg, path)

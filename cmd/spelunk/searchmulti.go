@@ -131,7 +131,7 @@ func searchEach(ctx context.Context, db *pg.DB, recs []pg.Repository, emb search
 	}
 	wg.Wait()
 	for i, err := range errs {
-		if errors.Is(err, search.ErrEmptyQuery) {
+		if errors.Is(err, search.ErrEmptyQuery) || errors.Is(err, search.ErrFilter) {
 			return nil, usageError{err}
 		}
 		if err != nil {

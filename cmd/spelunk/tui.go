@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +31,7 @@ var errNoTTY = errors.New("the interactive UI needs a terminal (stdin and stdout
 
 // addTUIFlags registers the flags of the UI on the root command.
 func addTUIFlags(root *cobra.Command) {
-	root.Flags().String("eval-file", "", "where the UI saves judged queries (default: testdata/eval/saved.jsonl in the repository, or $SPELUNK_EVAL_FILE)")
+	root.Flags().String("eval-file", "", "where w saves judged queries (default: $SPELUNK_EVAL_FILE, else $XDG_STATE_HOME/spelunk/eval/REPO-HASH.jsonl, never inside the repository)")
 	root.Flags().String("query", "", "open the UI with this search")
 	root.Flags().Bool("no-watch", false, "do not follow the working tree (spelunk watch) while the UI is open")
 	root.Flags().Bool("all", false, "search every indexed repository of the tenant (or give --repo several times); @ filters by repository")
@@ -137,8 +139,9 @@ func tuiBackend(db *pg.DB, b *backend.Engine, others []pg.Repository, emb backen
 	return backend.NewMulti(engines...)
 }
 
-// evalPath is --eval-file, else $SPELUNK_EVAL_FILE, else the repository's
-// testdata/eval/saved.jsonl.
+// evalPath is --eval-file, else $SPELUNK_EVAL_FILE, else a file of the
+// repository's own under the state directory (defaultEvalPath): the UI never
+// writes into the repository it shows (the watcher would index the file).
 func evalPath(cmd *cobra.Command, root string) string {
 	p := ""
 	if f := cmd.Flags().Lookup("eval-file"); f != nil {
@@ -148,12 +151,29 @@ func evalPath(cmd *cobra.Command, root string) string {
 		p = os.Getenv("SPELUNK_EVAL_FILE")
 	}
 	if p == "" {
-		return filepath.Join(root, "testdata", "eval", "saved.jsonl")
+		return defaultEvalPath(root)
 	}
 	if abs, err := filepath.Abs(p); err == nil {
 		return abs
 	}
 	return p
+}
+
+// defaultEvalPath is $XDG_STATE_HOME/spelunk/eval/NAME-HASH.jsonl
+// (~/.local/state/...): NAME the repository's directory, HASH a short hash of
+// its root, so two checkouts named alike keep their judgements apart.
+func defaultEvalPath(root string) string {
+	state := os.Getenv("XDG_STATE_HOME")
+	if !filepath.IsAbs(state) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	sum := sha256.Sum256([]byte(root))
+	name := fmt.Sprintf("%s-%s.jsonl", filepath.Base(root), hex.EncodeToString(sum[:4]))
+	return filepath.Join(state, "spelunk", "eval", name)
 }
 
 // dbLabel names the database for the status bar without credentials.

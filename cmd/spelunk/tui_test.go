@@ -66,8 +66,14 @@ func TestEvalPath(t *testing.T) {
 	cmd := &cobra.Command{Use: "spelunk"}
 	addTUIFlags(cmd)
 	t.Setenv("SPELUNK_EVAL_FILE", "")
-	if got, want := evalPath(cmd, "/repo"), filepath.Join("/repo", "testdata", "eval", "saved.jsonl"); got != want {
-		t.Errorf("default eval path %q, want %q", got, want)
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	got := evalPath(cmd, "/repo")
+	if !strings.HasPrefix(got, filepath.Join(state, "spelunk", "eval", "repo-")) || !strings.HasSuffix(got, ".jsonl") {
+		t.Errorf("default eval path %q, want one under %s/spelunk/eval", got, state)
+	}
+	if strings.HasPrefix(got, "/repo") || evalPath(cmd, "/other/repo") == got {
+		t.Errorf("default eval path %q is inside the repository or shared with another", got)
 	}
 	t.Setenv("SPELUNK_EVAL_FILE", "/tmp/e.jsonl")
 	if got := evalPath(cmd, "/repo"); got != "/tmp/e.jsonl" {

@@ -77,6 +77,8 @@ type Progress struct {
 	EmbedQueued  int
 	Embedded     int
 	Elapsed      time.Duration
+
+	firstFile time.Duration // Elapsed when the first file was done
 }
 
 // Rate is files per second so far.
@@ -87,13 +89,26 @@ func (p Progress) Rate() float64 {
 	return float64(p.FilesDone) / p.Elapsed.Seconds()
 }
 
-// ETA estimates the time left for the files of this run.
+// ETA thresholds: an estimate is given only once etaMinFiles files (or
+// etaMinShare of them) were done over etaMinTime; before that it would be a
+// guess from the listing's pause and the first batch (the first estimate of a
+// 4-second run once said 1m32s).
+const (
+	etaMinFiles = 50
+	etaMinShare = 0.05
+	etaMinTime  = time.Second
+)
+
+// ETA estimates the time left for the files of this run, from the rate since
+// the first file was done; 0 while that rate is not yet meaningful.
 func (p Progress) ETA() time.Duration {
-	r := p.Rate()
-	if r == 0 || p.FilesDone >= p.FilesTotal {
+	span := p.Elapsed - p.firstFile
+	done := p.FilesDone - 1 // the first file starts the clock
+	if p.FilesDone >= p.FilesTotal || span < etaMinTime || done <= 0 ||
+		(done < etaMinFiles && float64(done) < etaMinShare*float64(p.FilesTotal)) {
 		return 0
 	}
-	return time.Duration(float64(p.FilesTotal-p.FilesDone) / r * float64(time.Second))
+	return time.Duration(float64(p.FilesTotal-p.FilesDone) / float64(done) * float64(span))
 }
 
 // Summary is the result of a run, in the JSON shape of docs/ARCHITECTURE.md §11.

@@ -63,8 +63,11 @@ func (t *progressTracker) besidePhase(name string) {
 }
 
 func (t *progressTracker) phaseText() string {
-	if t.beside == "" {
-		return t.main
+	if t.beside == "" || t.beside == t.main {
+		return t.main // a bulk run's last step and its side build can both be "analyzing"
+	}
+	if t.main == "" {
+		return t.beside
 	}
 	return t.main + "; " + t.beside
 }
@@ -80,6 +83,9 @@ func (t *progressTracker) setTotal(n int) { t.update(false, func(p *Progress) { 
 
 func (t *progressTracker) fileDone(skipped bool, chunks int) {
 	t.update(false, func(p *Progress) {
+		if p.FilesDone == 0 {
+			p.firstFile = time.Since(t.start) // the rate is measured from here: listing is not indexing
+		}
 		p.FilesDone++
 		if skipped {
 			p.FilesSkipped++

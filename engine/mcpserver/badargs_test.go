@@ -19,6 +19,8 @@ func TestNonsenseArgumentsAreToolErrors(t *testing.T) {
 	}{
 		{"search_code", map[string]any{"query": "x", "limit": -1}, []string{"limit must be between 1 and 100"}},
 		{"search_code", map[string]any{"query": "x", "granularity": "lines"}, []string{"granularity", "symbols", "files"}},
+		{"search_code", map[string]any{"query": "x lang:klingon"}, []string{"lang:klingon", "not a language"}},
+		{"search_code", map[string]any{"query": "path:py/"}, []string{"nothing searchable"}},
 		{"search_code", map[string]any{"query": "x", "channels": []string{"dense", "magic"}}, []string{"channels", "does not equal any of", "dense", "graph"}},
 		{"retrieve_context", map[string]any{"query": "x", "limit": -3}, []string{"limit must be between 1 and 100"}},
 		{"retrieve_context", map[string]any{"query": "x", "budget": -1}, []string{"budget must be"}},

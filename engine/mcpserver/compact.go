@@ -83,6 +83,9 @@ type FileHit struct {
 func (s *Server) searchCodeOut(answers []repoSearch, c searchCall) SearchCodeOut {
 	first := answers[0].resp
 	out := SearchCodeOut{Query: oneLine(first.Query, maxEchoChars), Kind: string(first.Kind), Granularity: string(c.opts.Granularity), Results: []CodeHit{}}
+	if first.Filter != nil {
+		out.Filter = first.Filter.String()
+	}
 	lists := make([][]search.Result, len(answers))
 	files := make([][]search.FileResult, len(answers))
 	for i, a := range answers {

@@ -17,7 +17,7 @@ import (
 // SearchCodeIn is the input of search_code.
 type SearchCodeIn struct {
 	Repository string   `json:"repository,omitempty" jsonschema:"name, path or id of a served repository (default: all; other tools: the first)"`
-	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error or issue: up to 16 KiB"`
+	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error or issue: up to 16 KiB; filters: path:DIR/ -path:PAT lang:go kind:function test:no|only"`
 	Limit      int      `json:"limit,omitempty" jsonschema:"1-100, default 10"`
 	Channels   []string `json:"channels,omitempty"`
 	// Granularity, Detail and Channels are enums of the schema (groups.go).
@@ -35,7 +35,9 @@ type SearchCodeOut struct {
 	Granularity string `json:"granularity"` // symbols or files: what was ranked
 	// Revision is what most results were indexed at (a short commit, or
 	// working-tree); a result indexed at another says so in its own rev.
-	Revision    string            `json:"revision,omitempty"`
+	Revision string `json:"revision,omitempty"`
+	// Filter is what the query's filters narrowed the search to (path:, lang:, ...).
+	Filter      string            `json:"filter,omitempty"`
 	Results     []CodeHit         `json:"results"`
 	Files       []FileHit         `json:"files,omitempty"`
 	Pruned      []PrunedHit       `json:"pruned,omitempty"`      // with detail explain
@@ -84,6 +86,9 @@ func (s *Server) runSearch(ctx context.Context, query string, opts search.Option
 	resp, err := s.repo(ctx).search.Search(ctx, q, opts)
 	if errors.Is(err, search.ErrEmptyQuery) {
 		return nil, argError("query %q has nothing searchable in it: give a name or a question", query)
+	}
+	if errors.Is(err, search.ErrFilter) {
+		return nil, argError("%s", err.Error())
 	}
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 )
 
 // DefaultLexical is the lexical scorer used when Options.Lexical is empty. It was
-// chosen by `spelunk eval` and the benchmarks (see the README's lexical comparison).
+// chosen by `spelunk eval` and the benchmarks (see docs/BENCHMARKS.md and docs/EVALUATION.md).
 const DefaultLexical = "bm25"
 
 // BM25 parameters: the usual ones.
@@ -63,7 +63,14 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 			repeats[i] = 1 + math.Log(float64(c))
 		}
 	}
-	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, repeats, limit, float64(n))
+	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n)}
+	byFile := p.filter
+	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
+	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
+		query += "\n\tJOIN files ff ON ff.repository_id = $1 AND ff.id = p.file_id WHERE true" + cond
+		args = append(args, fargs...)
+	}
+	rows, err := s.db.Pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
@@ -79,7 +86,14 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
-	return topHits(scores, channelDepth), nil
+	if p.filter.fileLevel() {
+		return topHits(scores, channelDepth), nil
+	}
+	hits, err := s.keepFiltered(ctx, p.filter, topHits(scores, len(scores)))
+	if err != nil {
+		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	return hits[:min(len(hits), channelDepth)], nil
 }
 
 // topHits are the depth best of scores, ties by id.

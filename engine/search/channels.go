@@ -65,7 +65,8 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	exact := &pgx.Batch{}
 	for _, raw := range ids {
 		last := raw[strings.LastIndex(raw, ".")+1:]
-		exact.Queue(symbolExactSQL, s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
+		q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
+		exact.Queue(q, args...)
 	}
 	if err := collect(exact); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
@@ -75,7 +76,8 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if p.kind == Identifier && len(best) < 3 {
 		fuzzy := &pgx.Batch{}
 		for _, raw := range ids {
-			fuzzy.Queue(symbolFuzzySQL, s.repoID, strings.ToLower(raw[strings.LastIndex(raw, ".")+1:]), channelDepth)
+			q, args := filtered(symbolFuzzySQL, p.filter, "s", s.repoID, strings.ToLower(raw[strings.LastIndex(raw, ".")+1:]), channelDepth)
+			fuzzy.Queue(q, args...)
 		}
 		if err := collect(fuzzy); err != nil {
 			return nil, fmt.Errorf("symbol channel: %w", err)
@@ -181,7 +183,7 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 	if err != nil {
 		return nil, fmt.Errorf("dense channel: %w", err)
 	}
-	hits, texts, err := s.nearest(ctx, vecs[0], efSearch, iterative, depth, soft)
+	hits, texts, err := s.nearest(ctx, vecs[0], efSearch, iterative, depth, soft, p.filter)
 	if err != nil {
 		return nil, fmt.Errorf("dense channel: %w", err)
 	}
@@ -195,7 +197,11 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 // pipelined batch: one round trip instead of five (begin, two settings, the
 // query, commit), which under load was most of the channel's time. withText also
 // returns each hit's name, signature and doc words for soft term matching.
-func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, iterative bool, depth int, withText bool) ([]hit, map[int64]string, error) {
+//
+// A filtered search ranks the filter's vectors exactly: an approximate walk
+// with a filter on another table would stop short of a page.
+func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, iterative bool, depth int, withText bool,
+	f Filter) ([]hit, map[int64]string, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch))
@@ -207,15 +213,21 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 	query := denseSQL(s.emb.Name(), s.emb.Dims())
 	if exact, err := s.denseExact(ctx); err != nil {
 		return nil, nil, err
-	} else if exact {
+	} else if exact || !f.Empty() {
 		query = denseExactSQL(s.emb.Name(), s.emb.Dims())
+	}
+	args := []any{s.repoID, pgvector.NewHalfVector(vec), depth}
+	if !f.Empty() {
+		query = strings.Replace(query, "FROM symbol_embeddings e",
+			"FROM symbol_embeddings e JOIN symbols fs ON fs.repository_id = $1 AND fs.id = e.symbol_id", 1)
+		query, args = filtered(query, f, "fs", args...)
 	}
 	if withText {
 		query = `SELECT n.symbol_id, n.score, s.search_name || ' ' || s.search_signature || ' ' || s.doc
 			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id
 			ORDER BY n.score DESC, n.symbol_id`
 	}
-	b.Queue(query, s.repoID, pgvector.NewHalfVector(vec), depth).Query(func(rows pgx.Rows) error {
+	b.Queue(query, args...).Query(func(rows pgx.Rows) error {
 		var h hit
 		var text string
 		dest := []any{&h.id, &h.score}
@@ -288,10 +300,15 @@ const graphFrontier = 20
 // plan: planning its six scans of the edges took 1.1 to 3 ms a query (5 under
 // load), the generic plan 0.03, and it runs as fast, since the anchors come from
 // an array either way and no partial index depends on a parameter.
-func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, error) {
+func (s *Searcher) graphChannel(ctx context.Context, anchors []int64, f Filter) ([]hit, error) {
 	if len(anchors) == 0 {
 		return nil, nil
 	}
+	cond, fargs := f.sql("fs", 5)
+	if cond != "" {
+		cond = " AND EXISTS (SELECT 1 FROM symbols fs WHERE fs.repository_id = $1 AND fs.id = n.id" + cond + ")"
+	}
+	args := append([]any{pgx.QueryExecModeCacheStatement, s.repoID, anchors, channelDepth, graphFrontier}, fargs...)
 	rows, err := s.db.Pool.Query(ctx, `
 		WITH a AS (
 			SELECT id, 1.0 / ord AS w FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, ord)
@@ -307,8 +324,8 @@ func (s *Searcher) graphChannel(ctx context.Context, anchors []int64) ([]hit, er
 			GROUP BY 1
 		)
 		SELECT id, max(w) AS score FROM (SELECT * FROM hop1 UNION ALL SELECT * FROM hop2) n
-		WHERE id IS NOT NULL AND id <> ALL ($2)
-		GROUP BY id ORDER BY score DESC, id LIMIT $3`, pgx.QueryExecModeCacheStatement, s.repoID, anchors, channelDepth, graphFrontier)
+		WHERE id IS NOT NULL AND id <> ALL ($2)`+cond+`
+		GROUP BY id ORDER BY score DESC, id LIMIT $3`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("graph channel: %w", err)
 	}

@@ -41,7 +41,7 @@ func TestGraphChannelWeighsConfidence(t *testing.T) {
 	s := New(fx.DB, fx.RepoID, fx.Emb)
 	scores := func(anchor int64) map[int64]float64 {
 		t.Helper()
-		hits, err := s.graphChannel(ctx, []int64{anchor})
+		hits, err := s.graphChannel(ctx, []int64{anchor}, Filter{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -204,6 +204,9 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 	if p.long {
 		limit = literalLongCandidates // an issue's spans are weaker evidence
 	}
+	if !p.filter.Empty() {
+		limit *= 4 // the filter leaves some candidates out after they are cut
+	}
 	cands, err := s.literalCandidates(ctx, checks, limit)
 	if err != nil {
 		return nil, err
@@ -215,7 +218,8 @@ func (s *Searcher) literalChannel(ctx context.Context, p plan) ([]hit, error) {
 			continue
 		}
 		asked = append(asked, c)
-		batch.Queue(literalSQL, s.repoID, cands[i], "%"+likeEscape(c.lit.text)+"%", c.lit.text, channelDepth)
+		q, args := filtered(literalSQL, p.filter, "s", s.repoID, cands[i], "%"+likeEscape(c.lit.text)+"%", c.lit.text, channelDepth)
+		batch.Queue(q, args...)
 	}
 	if len(asked) == 0 {
 		return nil, nil

@@ -37,6 +37,7 @@ type plan struct {
 	mentions    []mention      // frames and path:line mentions
 	long        bool           // an issue, trace or log rather than a question
 	cut         bool           // the input was longer than MaxQueryBytes
+	filter      Filter         // the query's filters and Options.Filter, applied in every channel
 }
 
 func analyze(q string, force QueryKind) plan {

@@ -61,6 +61,18 @@ func (s *Searcher) embedder() (Embedder, error) {
 	return s.emb, s.embErr
 }
 
+// DetectKind is the kind a query would be searched as (its filters left out):
+// what a UI shows the weights of before the search runs.
+func DetectKind(query string) QueryKind {
+	if text, _, err := ParseFilters(query); err == nil {
+		query = text
+	}
+	return analyze(query, "").kind
+}
+
+// DefaultK is the RRF constant a search uses when Options.K is 0.
+const DefaultK = defaultK
+
 // DefaultWeights are the RRF weights per query kind (docs/ARCHITECTURE.md §6): an identifier
 // leans on the symbol, literal and lexical channels (a dense channel at equal weight
 // lowers identifier MRR); a question leans on lexical and literal, with the dense
@@ -122,8 +134,20 @@ const (
 // Search runs the query through the enabled channels and fuses them.
 func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Response, error) {
 	start := time.Now()
-	p := analyze(query, opts.Kind)
+	text, typed, err := ParseFilters(query)
+	if err != nil {
+		return nil, err
+	}
+	filter, err := opts.Filter.merge(typed)
+	if err != nil {
+		return nil, err
+	}
+	p := analyze(text, opts.Kind)
+	p.filter = filter
 	if len(p.words) == 0 && len(p.identifiers) == 0 && len(p.literals) == 0 {
+		if !filter.Empty() {
+			return nil, fmt.Errorf("%w: the filters %s need words to search for", ErrEmptyQuery, filter)
+		}
 		return nil, ErrEmptyQuery
 	}
 	k := opts.K
@@ -133,6 +157,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	enabled, weights := channelSettings(p.kind, opts)
 	resp := &Response{Query: p.text, Kind: p.kind, K: k, Weights: weights,
 		Unavailable: map[Channel]string{}, Timings: map[Channel]time.Duration{}}
+	if !filter.Empty() {
+		resp.Filter = &filter
+	}
 	if p.cut {
 		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", MaxQueryBytes>>10))
 	}
@@ -223,6 +250,9 @@ func (s *Searcher) runChannels(ctx context.Context, p plan, opts Options, enable
 			return named, err
 		}
 		placed, err := s.mentionHits(ctx, p.mentions)
+		if err == nil {
+			placed, err = s.keepFiltered(ctx, p.filter, placed)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -268,7 +298,7 @@ func (s *Searcher) runGraph(ctx context.Context, p plan, opts Options, lists map
 		delete(lists, Literal)
 	}
 	if err == nil {
-		lists[Graph], err = s.graphChannel(ctx, anchors)
+		lists[Graph], err = s.graphChannel(ctx, anchors, p.filter)
 	}
 	resp.Timings[Graph] = time.Since(t)
 	if err != nil {

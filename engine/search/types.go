@@ -64,6 +64,8 @@ type Options struct {
 	// Granularity is Symbols (""), or Files: Response.Files then ranks files by
 	// their definitions' evidence, Limit files, with the best definitions under each.
 	Granularity Granularity
+	// Filter narrows the search (added to the filters typed in the query).
+	Filter Filter
 }
 
 // ChannelScore is one channel's view of a result.
@@ -123,7 +125,10 @@ type Response struct {
 	// the reason; the other channels still did.
 	Unavailable map[Channel]string `json:"unavailable,omitempty"`
 	// Notes say what was done to the query itself (a long input cut, say).
-	Notes   []string                  `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// Filter is what the search was narrowed to: the query's filters (path:,
+	// lang:, test:no, ...) and Options.Filter; Query is the rest of the query.
+	Filter  *Filter                   `json:"filter,omitempty"`
 	Timings map[Channel]time.Duration `json:"-"`
 	Took    time.Duration             `json:"-"`
 }

@@ -15,6 +15,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/spelunkhq/spelunk/tui/event"
+
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
@@ -116,7 +118,8 @@ func (m *Model) judge(j Judgment) {
 // save writes the judged query to the eval file in a command.
 func (m *Model) save() tea.Cmd {
 	if m.resp == nil || len(m.marks) == 0 {
-		return nil
+		// Listed in the help before there is anything to save: say how to get there.
+		return event.Note("w saves the results marked with m (relevant) or x (not) to %s", m.cfg.EvalPath)
 	}
 	entry := m.evalEntry()
 	path := m.cfg.EvalPath

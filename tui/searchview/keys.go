@@ -14,6 +14,7 @@ type KeyMap struct {
 	ToggleChannel                           key.Binding
 	ToggleDense, ToggleLexical              key.Binding
 	ToggleSymbol, ToggleGraph               key.Binding
+	ToggleLiteral                           key.Binding
 	WeightUp, WeightDown                    key.Binding
 	KUp, KDown                              key.Binding
 	Relevant, NotRelevant                   key.Binding
@@ -45,13 +46,14 @@ func DefaultKeyMap() KeyMap {
 		ToggleLexical: key.NewBinding(key.WithKeys("alt+l"), key.WithHelp("alt+l", "lexical on/off")),
 		ToggleSymbol:  key.NewBinding(key.WithKeys("alt+s"), key.WithHelp("alt+s", "symbol on/off")),
 		ToggleGraph:   key.NewBinding(key.WithKeys("alt+g"), key.WithHelp("alt+g", "graph on/off")),
+		ToggleLiteral: key.NewBinding(key.WithKeys("alt+x"), key.WithHelp("alt+x", "literal on/off")),
 		WeightUp:      key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "weight +0.25")),
 		WeightDown:    key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "weight -0.25")),
 		KUp:           key.NewBinding(key.WithKeys("]"), key.WithHelp("]", "k +10")),
 		KDown:         key.NewBinding(key.WithKeys("["), key.WithHelp("[", "k -10")),
 		Relevant:      key.NewBinding(key.WithKeys("m"), key.WithHelp("m", "mark relevant")),
 		NotRelevant:   key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "mark not relevant")),
-		Save:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save to eval file")),
+		Save:          key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save marks (eval file)")),
 		Explain:       key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "preview/explain")),
 		Files:         key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "rank files")),
 		Submit:        key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "search now")),
@@ -75,7 +77,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Callers, k.Callees, k.Edit, k.Submit, k.Leave, k.Explain, k.Files},
 		{k.Run, k.PrevChannel, k.NextChannel, k.ToggleChannel, k.WeightUp, k.WeightDown, k.KUp, k.KDown},
-		{k.ToggleDense, k.ToggleLexical, k.ToggleSymbol, k.ToggleGraph},
+		{k.ToggleDense, k.ToggleLexical, k.ToggleLiteral, k.ToggleSymbol, k.ToggleGraph},
 		{k.Relevant, k.NotRelevant, k.Save},
 	}
 }
@@ -90,7 +92,8 @@ func (m *Model) syncKeys() {
 	// Judgments are about definitions: a file row has none to mark.
 	m.km.Relevant.SetEnabled(has && !m.shownFiles)
 	m.km.NotRelevant.SetEnabled(has && !m.shownFiles)
-	m.km.Save.SetEnabled(has && len(m.marks) > 0)
+	// w stays in the help (with nothing marked it says how to mark).
+	m.km.Save.SetEnabled(!m.inputFocused && !m.shownFiles)
 	if m.files {
 		m.km.Files.SetHelp("f", "rank definitions")
 	} else {

@@ -488,7 +488,11 @@ func (m *Model) onResults(msg resultsMsg) tea.Cmd {
 		}
 	}
 	m.clampScroll()
-	return tea.Batch(m.ensurePreview(), m.reportUnavailable(msg.resp))
+	var filtered tea.Cmd
+	if f := msg.resp.Filter; f != nil && len(msg.resp.Unavailable) == 0 {
+		filtered = event.Note("search: filtered to %s", f)
+	}
+	return tea.Batch(m.ensurePreview(), m.reportUnavailable(msg.resp), filtered)
 }
 
 // reportUnavailable tells the user about channels that could not answer: an

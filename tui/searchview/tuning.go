@@ -50,12 +50,13 @@ func (m *Model) tuneKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 		return m.ensurePreview(), true
 	case key.Matches(msg, k.ToggleChannel):
 		m.enabled[m.chanCur] = !m.enabled[m.chanCur]
-	case key.Matches(msg, k.ToggleDense, k.ToggleLexical, k.ToggleSymbol, k.ToggleGraph):
+	case key.Matches(msg, k.ToggleDense, k.ToggleLexical, k.ToggleLiteral, k.ToggleSymbol, k.ToggleGraph):
 		// By channel, not by position: the engine may add channels between them.
 		for _, t := range []struct {
 			b  key.Binding
 			ch search.Channel
-		}{{k.ToggleDense, search.Dense}, {k.ToggleLexical, search.Lexical}, {k.ToggleSymbol, search.Symbol}, {k.ToggleGraph, search.Graph}} {
+		}{{k.ToggleDense, search.Dense}, {k.ToggleLexical, search.Lexical},
+			{k.ToggleLiteral, search.Literal}, {k.ToggleSymbol, search.Symbol}, {k.ToggleGraph, search.Graph}} {
 			if i := channelIndex(t.ch); key.Matches(msg, t.b) && i >= 0 {
 				m.chanCur = i
 				m.enabled[i] = !m.enabled[i]
@@ -112,7 +113,7 @@ func (m *Model) effectiveK() float64 {
 	if m.resp != nil && m.resp.K > 0 {
 		return m.resp.K
 	}
-	return 60
+	return search.DefaultK
 }
 
 func (m *Model) effectiveWeight(c search.Channel) float64 {
@@ -123,6 +124,11 @@ func (m *Model) effectiveWeight(c search.Channel) float64 {
 		if w, ok := m.resp.Weights[c]; ok {
 			return w
 		}
+	}
+	// Before the first search: the defaults the typed query will be searched
+	// with (a question's until something is typed).
+	if w, ok := search.DefaultWeights(search.DetectKind(m.query()))[c]; ok {
+		return w
 	}
 	return 1
 }
