@@ -29,7 +29,7 @@ var walkVerbs = []walkVerb{
 
 func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 	var path, minConf string
-	var depth int
+	var depth, pick int
 	dir := v.dir
 	cmd := &cobra.Command{
 		Use:   v.use + " NAME",
@@ -52,7 +52,7 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 			if v.rel != graph.CallsRel {
 				lookup = lookupField
 			}
-			anchor, err := lookup(cmd, db, rec, args[0], path)
+			anchor, err := lookup(cmd, db, rec, args[0], pickOf(path, pick))
 			if err != nil {
 				return err
 			}
@@ -104,6 +104,7 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
+	cmd.Flags().IntVar(&pick, "pick", 0, "the Nth of several definitions of NAME (as listed when NAME is ambiguous)")
 	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
 	cmd.Flags().StringVar(&minConf, "min-confidence", "", "only links this confident or better ("+strings.Join(walkConfidences, ", ")+")")
 	return cmd
