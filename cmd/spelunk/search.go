@@ -322,4 +322,3 @@ func newShowCmd(g *globals) *cobra.Command {
 	cmd.Flags().IntVar(&pick, "pick", 0, "the Nth of several definitions of NAME (as listed when NAME is ambiguous)")
 	return cmd
 }
-
