@@ -57,90 +57,34 @@ func lookupField(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg string, s
 }
 
 // choose decides which of the matches of arg a command acts on, and never
-// silently: --pick N takes the Nth; one definition, or one that arg names
-// exactly (its qualified name) or that is the only one outside tests, is
-// taken with a note naming the others on stderr; several equally good ones
-// are listed and nothing is done (a usage error: qualify the name, or --pick).
+// silently (symbols.Choose): --pick N takes the Nth; a chosen one is taken
+// with a note naming the others on stderr; several equally good ones are
+// listed and nothing is done (a usage error: qualify the name, or --pick).
 func choose(arg string, syms []symbols.Symbol, sel selector, what string) (symbols.Symbol, error) {
-	syms = distinctDefs(syms)
+	c := symbols.Choose(arg, syms)
 	if sel.pick > 0 {
-		if sel.pick > len(syms) {
-			return symbols.Symbol{}, usagef("--pick %d: %q has %d %s", sel.pick, arg, len(syms), what)
+		if sel.pick > len(c.Matches) {
+			return symbols.Symbol{}, usagef("--pick %d: %q has %d %s", sel.pick, arg, len(c.Matches), what)
 		}
-		return syms[sel.pick-1], nil
+		return c.Matches[sel.pick-1], nil
 	}
-	if inherited(arg, syms[0]) {
-		fmt.Fprintf(os.Stderr, "%s → defined in %s (%s:%d)\n", arg, syms[0].Parent, syms[0].Path, syms[0].StartLine)
-	}
-	if len(syms) == 1 {
-		return syms[0], nil
-	}
-	best := bestTier(arg, syms)
-	if len(best) == 1 {
-		fmt.Fprintf(os.Stderr, "%d %s match %q; using %s (%s:%d); the others: %s\n", len(syms), what, arg,
-			best[0].QualifiedName, best[0].Path, best[0].StartLine, others(syms, best[0].ID))
-		return best[0], nil
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d %s match %q: qualify the name (Type.name), or add --pick N or --path\n", len(syms), what, arg)
-	for i, s := range syms {
-		fmt.Fprintf(&b, "  %d  %s %s  %s:%d\n", i+1, s.Kind, s.QualifiedName, s.Path, s.StartLine)
-	}
-	return symbols.Symbol{}, usagef("%s", strings.TrimRight(b.String(), "\n"))
-}
-
-// bestTier are the matches arg names best: those whose qualified name it is,
-// else those whose name it is, else all (a case-insensitive match); of those,
-// the ones outside tests when there are any.
-func bestTier(arg string, syms []symbols.Symbol) []symbols.Symbol {
-	var tier []symbols.Symbol
-	for _, test := range []func(symbols.Symbol) bool{
-		func(s symbols.Symbol) bool { return s.QualifiedName == arg },
-		func(s symbols.Symbol) bool { return s.Name == arg },
-		func(symbols.Symbol) bool { return true },
-	} {
-		for _, s := range syms {
-			if test(s) {
-				tier = append(tier, s)
-			}
+	if c.Chosen == nil {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d %s match %q: qualify the name (Type.name), or add --pick N or --path\n", len(c.Matches), what, arg)
+		for i, s := range c.Matches {
+			fmt.Fprintf(&b, "  %d  %s %s  %s:%d\n", i+1, s.Kind, s.QualifiedName, s.Path, s.StartLine)
 		}
-		if len(tier) > 0 {
-			break
-		}
+		return symbols.Symbol{}, usagef("%s", strings.TrimRight(b.String(), "\n"))
 	}
-	var code []symbols.Symbol
-	for _, s := range tier {
-		if !s.IsTest {
-			code = append(code, s)
-		}
+	chosen := *c.Chosen
+	if c.Inherited(arg) {
+		fmt.Fprintf(os.Stderr, "%s → defined in %s (%s:%d)\n", arg, chosen.Parent, chosen.Path, chosen.StartLine)
 	}
-	if len(code) > 0 {
-		return code
+	if len(c.Matches) > 1 {
+		fmt.Fprintf(os.Stderr, "%d %s match %q; using %s (%s:%d); the others: %s\n", len(c.Matches), what, arg,
+			chosen.QualifiedName, chosen.Path, chosen.StartLine, others(c.Matches, chosen.ID))
 	}
-	return tier
-}
-
-// distinctDefs drops repeated definitions of one qualified name in one file
-// (a property's getter and setter, overloads): one definition to pick.
-func distinctDefs(syms []symbols.Symbol) []symbols.Symbol {
-	seen := map[string]bool{}
-	out := syms[:0:0]
-	for _, s := range syms {
-		k := s.Path + "\x00" + s.QualifiedName
-		if !seen[k] {
-			seen[k] = true
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-// inherited says s answers arg as a member of a base: arg is Type.member and
-// s is the member of another type.
-func inherited(arg string, s symbols.Symbol) bool {
-	typ, member, ok := strings.Cut(arg, ".")
-	return ok && s.Name == member && s.Parent != "" && s.Parent != typ && !strings.HasSuffix(s.Parent, "."+typ) &&
-		!strings.EqualFold(s.QualifiedName, arg)
+	return chosen, nil
 }
 
 // others names the matches besides the one taken, with their --pick numbers.
