@@ -73,15 +73,15 @@ type WalkAnchor struct {
 
 // WalkOut is the output of find_callers and find_callees.
 type WalkOut struct {
-	Symbol    WalkAnchor    `json:"symbol"`
-	Matches   int           `json:"matches"` // definitions with that name; several equally good: none walked, see candidates
+	Symbol  WalkAnchor `json:"symbol"`
+	Matches int        `json:"matches"` // definitions with that name; several equally good: none walked, see candidates
 	// Candidates are the definitions of an ambiguous name (nothing was walked).
-	Candidates []SymbolRef `json:"candidates,omitempty"`
-	Note       string      `json:"note,omitempty"`
-	Revision  string        `json:"revision,omitempty"`
-	Files     []WalkFile    `json:"files"` // in walk order of their first node
-	External  []ExternalRef `json:"external,omitempty"`
-	Truncated bool          `json:"truncated,omitempty"`
+	Candidates []SymbolRef   `json:"candidates,omitempty"`
+	Note       string        `json:"note,omitempty"`
+	Revision   string        `json:"revision,omitempty"`
+	Files      []WalkFile    `json:"files"` // in walk order of their first node
+	External   []ExternalRef `json:"external,omitempty"`
+	Truncated  bool          `json:"truncated,omitempty"`
 }
 
 // AllNodes are the nodes of every file in order, each with its Path.
