@@ -121,3 +121,50 @@ func TestCLIInheritedMembers(t *testing.T) {
 		t.Errorf("callers Server.add_rule: %d %q %s", code, out, errOut)
 	}
 }
+
+func TestCLIWalkTests(t *testing.T) {
+	repo := indexedRepo(t, routingFixture)
+	for _, c := range []struct {
+		tests      string
+		want, lack []string
+	}{
+		{"include", []string{"Server.start", "test_start"}, nil},
+		{"exclude", []string{"Server.start"}, []string{"test_start"}},
+		{"only", []string{"test_start"}, []string{"Server.start"}},
+	} {
+		code, out, errOut := spelunk(t, "--repo", repo, "callers", "Base.add_rule", "--tests", c.tests)
+		if code != 0 {
+			t.Fatalf("--tests %s: %d %s", c.tests, code, errOut)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("--tests %s lacks %s:\n%s", c.tests, w, out)
+			}
+		}
+		for _, l := range c.lack {
+			if strings.Contains(out, l) {
+				t.Errorf("--tests %s lists %s:\n%s", c.tests, l, out)
+			}
+		}
+	}
+	if i, j := strings.Index(mustOut(t, repo, "callers", "Base.add_rule"), "Server.start"),
+		strings.Index(mustOut(t, repo, "callers", "Base.add_rule"), "test_start"); i < 0 || j < i {
+		t.Errorf("tests are not listed after the rest")
+	}
+	out := mustOut(t, repo, "callers", "Base.add_rule", "--limit", "1")
+	if !strings.Contains(out, "(1 more: raise --limit)") {
+		t.Errorf("--limit 1 does not say what it cut:\n%s", out)
+	}
+	if code, _, _ := spelunk(t, "--repo", repo, "callers", "Base.add_rule", "--tests", "some"); code != 2 {
+		t.Errorf("--tests some: exit %d, want 2", code)
+	}
+}
+
+func mustOut(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := spelunk(t, append([]string{"--repo"}, args...)...)
+	if code != 0 {
+		t.Fatalf("%v: %d %s", args, code, errOut)
+	}
+	return out
+}

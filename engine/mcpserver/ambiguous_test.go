@@ -26,6 +26,7 @@ func TestAmbiguousAndInheritedNames(t *testing.T) {
 		"web/app.py": "class Base:\n    def route(self):\n        return 1\n\n\nclass Server(Base):\n    def start(self):\n        return self.route()\n",
 		"web/bp.py":  "class Blueprint:\n    def route(self):\n        return 2\n\n\nclass State:\n    def route(self):\n        return 3\n",
 		"web/alt.py": "class Other:\n    def route(self):\n        return 4\n",
+		"tests/test_app.py": "from web.app import Server\n\n\ndef test_route():\n    s = Server()\n    s.route()\n",
 	} {
 		full := filepath.Join(root, p)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -59,8 +60,17 @@ func TestAmbiguousAndInheritedNames(t *testing.T) {
 	if read.Symbol.QualifiedName != "Base.route" || !strings.Contains(read.Note, "defined in Base") {
 		t.Errorf("read_symbol Server.route: %s, note %q: want Base.route, defined in Base", read.Symbol.QualifiedName, read.Note)
 	}
-	walk = call[mcpserver.WalkOut](t, cs, "find_callers", map[string]any{"name": "Server.route"})
-	if walk.Symbol.QualifiedName != "Base.route" || len(walk.AllNodes()) != 1 || walk.AllNodes()[0].QualifiedName != "Server.start" {
-		t.Errorf("find_callers Server.route: %s %+v", walk.Symbol.QualifiedName, walk.AllNodes())
+	for tests, want := range map[string]string{"include": "Server.start test_route", "exclude": "Server.start", "only": "test_route"} {
+		walk = call[mcpserver.WalkOut](t, cs, "find_callers", map[string]any{"name": "Server.route", "tests": tests})
+		var got []string
+		for _, n := range walk.AllNodes() {
+			got = append(got, n.QualifiedName)
+		}
+		if walk.Symbol.QualifiedName != "Base.route" || strings.Join(got, " ") != want {
+			t.Errorf("find_callers Server.route tests=%q: %s %v, want Base.route's callers %s", tests, walk.Symbol.QualifiedName, got, want)
+		}
+	}
+	if msg := callErr(t, cs, "find_callers", map[string]any{"name": "Server.route", "tests": "some"}); !strings.Contains(msg, "tests") {
+		t.Errorf("tests=some: %q", msg)
 	}
 }

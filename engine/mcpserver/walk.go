@@ -23,8 +23,9 @@ type WalkIn struct {
 	ID            int64  `json:"id,omitempty" jsonschema:"instead of name"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
-	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"drop less sure"`
-	Relation      string `json:"relation,omitempty" jsonschema:"default calls; reads/writes: a field (Type.field)"`
+	MinConfidence string `json:"min_confidence,omitempty"`
+	Relation      string `json:"relation,omitempty" jsonschema:"reads/writes: Type.field"`
+	Tests         string `json:"tests,omitempty"`
 }
 
 // GraphNode is a symbol reached by a walk, listed under its file (WalkFile).
@@ -155,6 +156,10 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, argError("%v", err)
 		}
+		tests, err := graph.ParseTests(in.Tests)
+		if err != nil {
+			return out, argError("%v", err)
+		}
 		// Readers and writers start from a field; a definition's reads and writes from it.
 		sym, choice, err := s.walkAnchor(ctx, in, rel != graph.CallsRel && dir == graph.Callers)
 		if err != nil {
@@ -169,7 +174,7 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 			out.Note = fmt.Sprintf("%s is defined in %s", strings.TrimSpace(in.Name), sym.Parent)
 		}
 		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.repo(ctx).ID, []int64{sym.ID}, dir,
-			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel})
+			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel, Tests: tests})
 		if err != nil {
 			return out, err
 		}
