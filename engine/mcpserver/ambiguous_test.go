@@ -23,9 +23,9 @@ func TestAmbiguousAndInheritedNames(t *testing.T) {
 	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
 	root := t.TempDir()
 	for p, s := range map[string]string{
-		"web/app.py": "class Base:\n    def route(self):\n        return 1\n\n\nclass Server(Base):\n    def start(self):\n        return self.route()\n",
-		"web/bp.py":  "class Blueprint:\n    def route(self):\n        return 2\n\n\nclass State:\n    def route(self):\n        return 3\n",
-		"web/alt.py": "class Other:\n    def route(self):\n        return 4\n",
+		"web/app.py":        "class Base:\n    def route(self):\n        return 1\n\n\nclass Server(Base):\n    def start(self):\n        return self.route()\n",
+		"web/bp.py":         "class Blueprint:\n    def route(self):\n        return 2\n\n\nclass State:\n    def route(self):\n        return 3\n",
+		"web/alt.py":        "class Other:\n    def route(self):\n        return 4\n",
 		"tests/test_app.py": "from web.app import Server\n\n\ndef test_route():\n    s = Server()\n    s.route()\n",
 	} {
 		full := filepath.Join(root, p)
