@@ -28,8 +28,8 @@ var walkVerbs = []walkVerb{
 }
 
 func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
-	var path, minConf string
-	var depth int
+	var path, minConf, tests string
+	var depth, pick, limit int
 	dir := v.dir
 	cmd := &cobra.Command{
 		Use:   v.use + " NAME",
@@ -43,6 +43,12 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 			if err := oneOf("min-confidence", minConf, walkConfidences...); err != nil {
 				return err
 			}
+			if err := oneOf("tests", tests, graph.TestsValues...); err != nil {
+				return err
+			}
+			if limit < 0 {
+				return usagef("--limit must be 0 (no limit) or more")
+			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
 				return err
@@ -52,14 +58,18 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 			if v.rel != graph.CallsRel {
 				lookup = lookupField
 			}
-			anchor, err := lookup(cmd, db, rec, args[0], path)
+			anchor, err := lookup(cmd, db, rec, args[0], pickOf(path, pick))
 			if err != nil {
 				return err
 			}
 			w, err := graph.SymbolsWith(ctx, db, rec.ID, []int64{anchor.ID}, dir,
-				graph.Options{Depth: depth, MinConfidence: graph.Confidence(minConf), Relation: v.rel})
+				graph.Options{Depth: depth, MinConfidence: graph.Confidence(minConf), Relation: v.rel, Tests: graph.Tests(tests)})
 			if err != nil {
 				return err
+			}
+			more := 0
+			if limit > 0 && len(w.Nodes) > limit {
+				more, w.Nodes = len(w.Nodes)-limit, w.Nodes[:limit]
 			}
 			if err := markStale(ctx, db, rec, append(w.Symbols(), &anchor)...); err != nil {
 				return err
@@ -94,8 +104,11 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 				}
 				fmt.Printf("  (outside the repository: %s)\n", strings.Join(names, ", "))
 			}
+			if !g.json && more > 0 {
+				fmt.Printf("  (%d more: raise --limit)\n", more)
+			}
 			if !g.json && len(w.Nodes) == 0 {
-				fmt.Println("  (none found)")
+				fmt.Println("  (none found)" + testsNote(graph.Tests(tests)))
 			}
 			if !g.json {
 				printStaleNote(os.Stdout, append(w.Symbols(), &anchor))
@@ -104,9 +117,23 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
+	cmd.Flags().IntVar(&pick, "pick", 0, "the Nth of several definitions of NAME (as listed when NAME is ambiguous)")
 	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
+	cmd.Flags().StringVar(&tests, "tests", "include", "symbols in test code: include (listed after the rest), exclude (and walk no further through them), only")
+	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
 	cmd.Flags().StringVar(&minConf, "min-confidence", "", "only links this confident or better ("+strings.Join(walkConfidences, ", ")+")")
 	return cmd
+}
+
+// testsNote says what an empty answer left out.
+func testsNote(t graph.Tests) string {
+	switch t {
+	case graph.TestsExclude:
+		return " outside tests (--tests include lists those in tests too)"
+	case graph.TestsOnly:
+		return " in tests"
+	}
+	return ""
 }
 
 // walkConfidences are the values of --min-confidence, best first (every link

@@ -13,7 +13,6 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
-	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 	"github.com/spelunkhq/spelunk/tui/render"
@@ -295,6 +294,7 @@ func printResult(r search.Result, explain bool, indent, repo string) {
 
 func newShowCmd(g *globals) *cobra.Command {
 	var path string
+	var pick int
 	cmd := &cobra.Command{
 		Use:   "show PATH:LINE | NAME",
 		Short: "Print a symbol's source (highlighted on a terminal)",
@@ -306,7 +306,7 @@ func newShowCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			sym, err := lookupSymbol(cmd, db, rec, args[0], path)
+			sym, err := lookupSymbol(cmd, db, rec, args[0], pickOf(path, pick))
 			if err != nil {
 				return err
 			}
@@ -339,54 +339,6 @@ func newShowCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&path, "path", "", "pick among same-named symbols by path")
+	cmd.Flags().IntVar(&pick, "pick", 0, "the Nth of several definitions of NAME (as listed when NAME is ambiguous)")
 	return cmd
-}
-
-// lookupSymbol resolves PATH:LINE or a (qualified) name.
-// lookupField resolves what a person types to a struct or class field
-// ("balance", "Account.balance"); several matches: the first, with a note.
-func lookupField(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path string) (symbols.Symbol, error) {
-	fields, err := symbols.FindFields(cmd.Context(), db, rec.ID, arg, path)
-	if err != nil {
-		if errors.Is(err, symbols.ErrNotFound) {
-			return symbols.Symbol{}, fmt.Errorf("no field named %q in %s (fields are Type.field; spelunk symbols --kind field lists them)", arg, rec.Root)
-		}
-		return symbols.Symbol{}, err
-	}
-	if len(fields) > 1 && fields[0].QualifiedName != arg {
-		var names []string
-		for _, f := range fields[:min(len(fields), 5)] {
-			names = append(names, f.QualifiedName)
-		}
-		fmt.Fprintf(os.Stderr, "%d fields match %q (%s); showing %s (narrow with Type.field or --path)\n",
-			len(fields), arg, strings.Join(names, ", "), fields[0].QualifiedName)
-	}
-	return fields[0], nil
-}
-
-func lookupSymbol(cmd *cobra.Command, db *pg.DB, rec pg.Repository, arg, path string) (symbols.Symbol, error) {
-	ctx := cmd.Context()
-	if p, l, ok := strings.Cut(arg, ":"); ok {
-		if line, err := strconv.Atoi(l); err == nil {
-			if line <= 0 {
-				return symbols.Symbol{}, usagef("line numbers start at 1")
-			}
-			sym, err := symbols.At(ctx, db, rec.ID, p, line)
-			if errors.Is(err, symbols.ErrNotFound) {
-				return sym, explainNoSymbolAt(cmd, db, rec, p, line)
-			}
-			return sym, err
-		}
-	}
-	syms, err := symbols.Find(ctx, db, rec.ID, arg, path)
-	if err != nil {
-		if errors.Is(err, symbols.ErrNotFound) {
-			return symbols.Symbol{}, fmt.Errorf("no symbol named %q in %s (try spelunk search %q)", arg, rec.Root, arg)
-		}
-		return symbols.Symbol{}, err
-	}
-	if len(syms) > 1 && syms[0].QualifiedName != arg && syms[0].Name != arg {
-		fmt.Fprintf(os.Stderr, "%d symbols match %q; showing %s:%d (narrow with --path)\n", len(syms), arg, syms[0].Path, syms[0].StartLine)
-	}
-	return syms[0], nil
 }

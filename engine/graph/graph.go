@@ -103,7 +103,49 @@ type Options struct {
 	Depth         int        // hops, clamped to 1..MaxDepth
 	MinConfidence Confidence // only edges this confident or better; "" = every edge
 	Relation      Relation   // what the first hop follows; "" = calls
+	Tests         Tests      // which nodes in tests are listed; "" = all, tests after the rest
 }
+
+// Tests says which nodes in test code a walk lists (issue 37: tests drown
+// answers). Include lists them all (callers' hops list tests after the rest);
+// Exclude leaves test code out and walks no further through it; Only lists
+// the nodes in tests, walking through the others to reach them.
+type Tests string
+
+// The values of Tests.
+const (
+	TestsInclude Tests = "include"
+	TestsExclude Tests = "exclude"
+	TestsOnly    Tests = "only"
+)
+
+// TestsValues are the accepted values of Tests, for flags and enums.
+var TestsValues = []string{string(TestsInclude), string(TestsExclude), string(TestsOnly)}
+
+// ParseTests reads a Tests value; the empty string is include.
+func ParseTests(s string) (Tests, error) {
+	switch t := Tests(s); t {
+	case "":
+		return TestsInclude, nil
+	case TestsInclude, TestsExclude, TestsOnly:
+		return t, nil
+	}
+	return "", fmt.Errorf("tests must be one of %s (got %q)", strings.Join(TestsValues, ", "), s)
+}
+
+// lists says whether a walk with t lists node n; walks says whether it goes
+// on from n.
+func (t Tests) lists(n Node) bool {
+	switch t {
+	case TestsExclude:
+		return !n.IsTest
+	case TestsOnly:
+		return n.IsTest
+	}
+	return true
+}
+
+func (t Tests) walks(n Node) bool { return t != TestsExclude || !n.IsTest }
 
 // Symbols walks callers or callees from the symbols ids, breadth first, up to depth
 // hops, over edges of every confidence.
@@ -168,8 +210,12 @@ func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir 
 		var next []int64
 		for _, n := range nodes {
 			n.Depth = d
-			w.Nodes = append(w.Nodes, n)
-			next = append(next, n.ID)
+			if o.Tests.lists(n) {
+				w.Nodes = append(w.Nodes, n)
+			}
+			if o.Tests.walks(n) {
+				next = append(next, n.ID)
+			}
 		}
 		if dir == Callees && NotResolved.AtLeast(o.MinConfidence) && (d > 1 || o.Relation == "" || o.Relation == CallsRel) {
 			un, err := unresolved(ctx, db, repoID, frontier, d)

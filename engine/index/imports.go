@@ -120,10 +120,15 @@ func (r *importResolver) resolvePython(from, imp string) string {
 		bases = []string{path.Join(d, mod)}
 	} else {
 		// An absolute import is relative to some source root: the repository root,
-		// the importing file's ancestors (src/ layouts), in that order.
+		// the importing file's ancestors, then the package roots of the project
+		// (src/ layouts, those its pyproject.toml or setup.cfg name: pythonRoots)
+		// so that tests/, examples/ and docs/ find the package they exercise.
 		bases = append(bases, mod)
 		for d := dirOf(from); d != ""; d = dirOf(d) {
 			bases = append(bases, path.Join(d, mod))
+		}
+		for _, root := range r.pythonRoots(from) {
+			bases = append(bases, path.Join(root, mod))
 		}
 	}
 	for _, b := range bases {

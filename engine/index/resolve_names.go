@@ -38,6 +38,27 @@ var nameSteps = []struct{ name, sql string }{
 		JOIN res_defs d ON d.file_id = i.target_file AND d.name = e.target_name
 		     AND (d.kind <> 'method' OR (e.qual <> '' AND d.receiver = e.qual))
 		WHERE ` + kindMatch + ` AND ` + notDecided)},
+	// 2b. A name a Python package re-exports: the module imported (import pkg;
+	// pkg.f()) or imported from (from pkg import f) does not define it, its
+	// __init__.py imports it (rows.go, reexported) from the file that does. The
+	// package's reference edge says where: decided just above in this run, or
+	// stored by an earlier one.
+	{"re-exported names", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk,
+		       CASE WHEN e.qual <> '' THEN 'exact' ELSE 'inferred' END AS conf,
+		       df.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e
+		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
+		     AND (e.qual = '' OR i.qual = e.qual)
+		JOIN edges x ON x.repository_id = $1 AND x.file_id = i.target_file AND x.kind = 'references'
+		     AND x.target_name = e.target_name AND x.target_qualifier = ''
+		JOIN symbols d ON d.repository_id = $1 AND d.id = CASE
+		     WHEN EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = x.id)
+		     THEN (SELECT o.sid FROM res_out o WHERE o.edge_id = x.id AND o.candidates IS NULL)
+		     WHEN x.candidates IS NULL THEN x.target_id END
+		     AND d.kind NOT IN ('method', 'module', 'part', 'block')
+		JOIN files df ON df.repository_id = $1 AND df.id = d.file_id
+		WHERE e.language = 'python' AND ` + kindMatch + ` AND ` + notDecided)},
 	{"imported Go packages", settle(`
 		SELECT e.id AS edge_id, d.id AS sid, CASE WHEN d.exported THEN 0 ELSE 1 END AS rnk, 'exact' AS conf,
 		       d.path, d.start_line, d.kind, d.qualified_name AS qname

@@ -1,6 +1,8 @@
 package index
 
 import (
+	"path"
+
 	"github.com/pgvector/pgvector-go"
 
 	"github.com/spelunkhq/spelunk/engine/parse"
@@ -33,6 +35,10 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 		}
 		r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[0], "imports", nil,
 			pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line, "", "unresolved"})
+		for _, name := range reexported(p, imp) {
+			r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[0], string(parse.RefReferences), nil,
+				pgText(name), "", nil, p.Path, imp.Line, "", "unresolved"})
+		}
 	}
 	for _, ref := range p.file.Refs {
 		if ref.Kind == parse.RefImports {
@@ -119,4 +125,22 @@ func (r *fileRows) addFields(w *writer, p *parsed, fid int64, chunkIDs, ids []in
 			"", "", nil, 0,
 			nullIfEmpty(pgText(fl.Type)), nil})
 	}
+}
+
+// reexported are the names a Python package's __init__.py imports under
+// their own name (`from .helpers import url_for`, `... as url_for`): what
+// `import pkg; pkg.url_for()` and `from pkg import url_for` reach. Each is
+// kept as a reference edge of the module, which resolution follows from the
+// package to the definition (resolve_names.go, "re-exported names").
+func reexported(p *parsed, imp parse.Import) []string {
+	if p.file.Language != "python" || path.Base(p.Path) != "__init__.py" {
+		return nil
+	}
+	var out []string
+	for _, n := range imp.Names {
+		if n.Name != "*" && (n.Alias == "" || n.Alias == n.Name) {
+			out = append(out, n.Name)
+		}
+	}
+	return out
 }

@@ -497,6 +497,11 @@ func importBinding(lang string, imp parse.Import) string {
 			return n.Alias
 		}
 	}
+	// Python `import pkg.mod` binds the module where a call names it in full
+	// (pkg.mod.f(), flask.url_for()): not a local name, not an unknown object.
+	if lang == "python" && len(imp.Names) == 0 && !strings.HasPrefix(imp.Path, ".") {
+		return imp.Path
+	}
 	if lang == "go" {
 		p := imp.Path
 		for i := len(p) - 1; i >= 0; i-- {

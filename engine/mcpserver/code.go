@@ -156,6 +156,10 @@ type ReadSymbolOut struct {
 	Note      string    `json:"note,omitempty"`
 	// OtherMatches are further symbols with the same name (pass one's id).
 	OtherMatches []SymbolRef `json:"other_matches,omitempty"`
+	// Matches and Candidates: a name with several equally good definitions
+	// reads none of them and lists them here.
+	Matches    int         `json:"matches,omitempty"`
+	Candidates []SymbolRef `json:"candidates,omitempty"`
 }
 
 func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in ReadSymbolIn) (ReadSymbolOut, error) {
@@ -178,15 +182,28 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 		if err != nil {
 			return out, err
 		}
-		syms, err := symbols.Find(ctx, s.cfg.DB, s.repo(ctx).ID, name, p)
+		syms, err := symbols.FindOrInherited(ctx, s.cfg.DB, s.repo(ctx).ID, name, p, false)
 		if errors.Is(err, symbols.ErrNotFound) {
 			return out, fmt.Errorf("unknown symbol %q%s: try search_symbols or search_code", name, inPath(p))
 		}
 		if err != nil {
 			return out, err
 		}
-		id = syms[0].ID
-		others := syms[1:min(len(syms), 6)]
+		c := symbols.Choose(name, syms)
+		if c.Chosen == nil {
+			out.Matches, out.Candidates, out.Note = len(c.Matches), candidates(c.Matches), ambiguousNote(name, len(c.Matches))
+			return out, s.markStale(ctx, pointers(c.Matches)...)
+		}
+		id = c.Chosen.ID
+		if c.Inherited(name) {
+			out.Note = fmt.Sprintf("%s is defined in %s", name, c.Chosen.Parent)
+		}
+		var others []symbols.Symbol
+		for _, o := range c.Matches {
+			if o.ID != id && len(others) < 5 {
+				others = append(others, o)
+			}
+		}
 		if err := s.markStale(ctx, pointers(others)...); err != nil {
 			return out, err
 		}

@@ -61,9 +61,10 @@ func (s *Server) register(groups []string) {
 		addTool(s, tool{"search_symbols", "Find definitions by name or substring: id, lines, kind, name, signature; no source.", reads,
 			enums{"kind": symbols.Kinds}}, indexedOnly(s, s.searchSymbols))
 		addTool(s, tool{"read_symbol", "Source of a symbol by id or name, or at path and start_line. Returns content (at most 32 KiB).", reads, nil}, indexedOnly(s, s.readSymbol))
-		walkEnums := enums{"min_confidence": {"exact", "inferred", "ambiguous"}, "relation": {"calls", "reads", "writes"}}
-		addTool(s, tool{"find_callers", "Who calls or inherits from a symbol, or reads/writes a field. Returns nodes by file.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callers)))
-		addTool(s, tool{"find_callees", "What a symbol calls, or the fields it reads/writes. Returns nodes by file, external calls.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callees)))
+		walkEnums := enums{"min_confidence": {"exact", "inferred", "ambiguous"}, "relation": {"calls", "reads", "writes"},
+			"tests": graph.TestsValues}
+		addTool(s, tool{"find_callers", "Who calls or inherits from a symbol, or reads/writes a field. Nodes by file, tests last.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callers)))
+		addTool(s, tool{"find_callees", "What a symbol calls, or the fields it reads/writes. Nodes by file, external calls.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callees)))
 		addTool(s, tool{"find_imports", "What a file imports, or what imports a file, directory or module. Returns links.", reads,
 			enums{"direction": {"imports", "importers"}}}, indexedOnly(s, s.findImports))
 		addTool(s, tool{"retrieve_context", "Prompt-ready source of whole symbols matching a query; the whole answer fits the token budget.", reads, nil}, indexedOnly(s, s.retrieveContext))

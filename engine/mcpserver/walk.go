@@ -23,8 +23,9 @@ type WalkIn struct {
 	ID            int64  `json:"id,omitempty" jsonschema:"instead of name"`
 	Depth         int    `json:"depth,omitempty" jsonschema:"1-5, default 1"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"1-100, default 50"`
-	MinConfidence string `json:"min_confidence,omitempty" jsonschema:"drop less sure"`
-	Relation      string `json:"relation,omitempty" jsonschema:"default calls; reads/writes: a field (Type.field)"`
+	MinConfidence string `json:"min_confidence,omitempty"`
+	Relation      string `json:"relation,omitempty" jsonschema:"reads/writes: Type.field"`
+	Tests         string `json:"tests,omitempty"`
 }
 
 // GraphNode is a symbol reached by a walk, listed under its file (WalkFile).
@@ -73,12 +74,15 @@ type WalkAnchor struct {
 
 // WalkOut is the output of find_callers and find_callees.
 type WalkOut struct {
-	Symbol    WalkAnchor    `json:"symbol"`
-	Matches   int           `json:"matches"` // symbols with that name; the first was walked (narrow with path or id)
-	Revision  string        `json:"revision,omitempty"`
-	Files     []WalkFile    `json:"files"` // in walk order of their first node
-	External  []ExternalRef `json:"external,omitempty"`
-	Truncated bool          `json:"truncated,omitempty"`
+	Symbol  WalkAnchor `json:"symbol"`
+	Matches int        `json:"matches"` // definitions with that name; several equally good: none walked, see candidates
+	// Candidates are the definitions of an ambiguous name (nothing was walked).
+	Candidates []SymbolRef   `json:"candidates,omitempty"`
+	Note       string        `json:"note,omitempty"`
+	Revision   string        `json:"revision,omitempty"`
+	Files      []WalkFile    `json:"files"` // in walk order of their first node
+	External   []ExternalRef `json:"external,omitempty"`
+	Truncated  bool          `json:"truncated,omitempty"`
 }
 
 // AllNodes are the nodes of every file in order, each with its Path.
@@ -152,13 +156,25 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 		if err != nil {
 			return out, argError("%v", err)
 		}
+		tests, err := graph.ParseTests(in.Tests)
+		if err != nil {
+			return out, argError("%v", err)
+		}
 		// Readers and writers start from a field; a definition's reads and writes from it.
-		sym, matches, err := s.walkAnchor(ctx, in, rel != graph.CallsRel && dir == graph.Callers)
+		sym, choice, err := s.walkAnchor(ctx, in, rel != graph.CallsRel && dir == graph.Callers)
 		if err != nil {
 			return out, err
 		}
+		matches := max(len(choice.Matches), 1)
+		if choice.Chosen == nil && len(choice.Matches) > 1 {
+			out.Matches, out.Candidates, out.Note = matches, candidates(choice.Matches), ambiguousNote(in.Name, matches)
+			return out, s.markStale(ctx, pointers(choice.Matches)...)
+		}
+		if choice.Inherited(in.Name) {
+			out.Note = fmt.Sprintf("%s is defined in %s", strings.TrimSpace(in.Name), sym.Parent)
+		}
 		w, err := graph.SymbolsWith(ctx, s.cfg.DB, s.repo(ctx).ID, []int64{sym.ID}, dir,
-			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel})
+			graph.Options{Depth: max(in.Depth, 1), MinConfidence: minConf, Relation: rel, Tests: tests})
 		if err != nil {
 			return out, err
 		}
@@ -190,40 +206,67 @@ func (s *Server) walker(dir graph.Direction) func(context.Context, *mcp.CallTool
 }
 
 // walkAnchor finds the symbol a walk starts from, by id or by name (and path),
-// with the number of symbols the name matched; field: the name is a field's.
-func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols.Symbol, int, error) {
+// with what the name matched (symbols.Choose: no symbol when several are
+// equally good); field: the name is a field's. Type.member reaches a member
+// the type inherits.
+func (s *Server) walkAnchor(ctx context.Context, in WalkIn, field bool) (symbols.Symbol, symbols.Choice, error) {
+	var none symbols.Choice
 	switch {
 	case in.ID < 0:
-		return symbols.Symbol{}, 0, argError("id must be positive (got %d)", in.ID)
+		return symbols.Symbol{}, none, argError("id must be positive (got %d)", in.ID)
 	case in.ID > 0:
 		sym, err := symbols.Get(ctx, s.cfg.DB, s.repo(ctx).ID, in.ID)
 		if errors.Is(err, symbols.ErrNotFound) {
-			return sym, 0, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
+			return sym, none, fmt.Errorf("unknown symbol id %d in this repository", in.ID)
 		}
-		return sym, 1, err
+		return sym, symbols.Choice{Matches: []symbols.Symbol{sym}, Chosen: &sym}, err
 	case in.Name != "":
 		name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
 		if err != nil {
-			return symbols.Symbol{}, 0, err
+			return symbols.Symbol{}, none, err
 		}
 		var p string
 		if in.Path != "" {
 			if p, err = s.relPath(ctx, "path", in.Path); err != nil {
-				return symbols.Symbol{}, 0, err
+				return symbols.Symbol{}, none, err
 			}
 		}
-		find, what := symbols.Find, "symbol"
+		what := "symbol"
 		if field {
-			find, what = symbols.FindFields, "field"
+			what = "field"
 		}
-		syms, err := find(ctx, s.cfg.DB, s.repo(ctx).ID, name, p)
+		syms, err := symbols.FindOrInherited(ctx, s.cfg.DB, s.repo(ctx).ID, name, p, field)
 		if errors.Is(err, symbols.ErrNotFound) {
-			return symbols.Symbol{}, 0, fmt.Errorf("unknown %s %q%s: try search_symbols", what, name, inPath(p))
+			return symbols.Symbol{}, none, fmt.Errorf("unknown %s %q%s: try search_symbols", what, name, inPath(p))
 		}
 		if err != nil {
-			return symbols.Symbol{}, 0, err
+			return symbols.Symbol{}, none, err
 		}
-		return syms[0], len(syms), nil
+		c := symbols.Choose(name, syms)
+		if c.Chosen == nil {
+			return symbols.Symbol{}, c, nil
+		}
+		return *c.Chosen, c, nil
 	}
-	return symbols.Symbol{}, 0, argError("give name (plain or qualified) or id")
+	return symbols.Symbol{}, none, argError("give name (plain or qualified) or id")
+}
+
+// maxCandidates bounds the definitions an ambiguous name lists.
+const maxCandidates = 20
+
+// candidates are the definitions an ambiguous name lists, for the agent to
+// pass one's id or qualified name.
+func candidates(syms []symbols.Symbol) []SymbolRef {
+	out := make([]SymbolRef, 0, min(len(syms), maxCandidates))
+	for _, sym := range syms[:min(len(syms), maxCandidates)] {
+		r := ref(sym)
+		r.Signature = ""
+		out = append(out, r)
+	}
+	return out
+}
+
+// ambiguousNote says why nothing was done for a name with several definitions.
+func ambiguousNote(name string, n int) string {
+	return fmt.Sprintf("%d definitions match %q and none was chosen: pass one's id, or a qualified name (Type.name), or a path", n, strings.TrimSpace(name))
 }

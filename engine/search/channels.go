@@ -129,11 +129,26 @@ func denseExactSQL(model string, dims int) string {
 // symbolExactSQL finds exact and case-insensitive names, qualified names and
 // aliases: $2 lower-case name, $3 lower-case qualified form, $4 as typed, $5 the
 // last segment as typed.
+//
+// A Type.member the type inherits (Flask.add_url_rule, App's) scores 0.97 for
+// the nearest base's definition, 0.96 further up: below the type's own member,
+// above every other type's member of that name (bases: the resolved inherits
+// edges of the types named like Type, as symbols.Inherited walks them).
 const symbolExactSQL = `
+	WITH RECURSIVE bases(id, depth) AS (
+		SELECT t.id, 0 FROM symbols t
+		WHERE $4 LIKE '%.%' AND t.repository_id = $1 AND t.kind IN ('class','struct','interface','type','enum')
+		  AND lower(t.name) = regexp_replace($3, '^(.*\.)?([^.]+)\.[^.]+$', '\2')
+		UNION
+		SELECT e.target_id, b.depth + 1 FROM bases b
+		JOIN edges e ON e.repository_id = $1 AND e.source_id = b.id AND e.kind = 'inherits' AND e.target_id IS NOT NULL
+		WHERE b.depth < 6)
 	SELECT s.id, CASE
 		WHEN s.qualified_name = $4 OR ($4 LIKE '%.%' AND lower(s.qualified_name) = $3) THEN 1.0
 		WHEN $4 LIKE '%.%' AND lower(s.name) = $2 AND (lower(s.receiver) = split_part($3, '.', 1)
 		     OR lower(s.qualified_name) LIKE '%.' || $3) THEN 0.98
+		WHEN s.name = $5 AND s.parent_id IN (SELECT id FROM bases WHERE depth = 1) THEN 0.97
+		WHEN s.name = $5 AND s.parent_id IN (SELECT id FROM bases WHERE depth > 1) THEN 0.96
 		WHEN s.name = $4 THEN 0.95
 		WHEN lower(s.name) = $2 THEN 0.9
 		ELSE 0.85 END AS score

@@ -96,21 +96,31 @@ func goPanicNames(q string) []string {
 	return out
 }
 
-// mentionSQL resolves one mention in the file $2: the innermost definition
-// covering line $3, or, with no line, the definition named $4 (else the file's
-// header).
+// mentionSQL resolves one mention in the file $2. A frame's function name $4
+// decides: the definition of that name, the one covering line $3 first, else
+// the nearest to it (a traceback from another version of the file has moved
+// lines, not renamed functions). The line alone decides only when the file has
+// no definition of that name (or no name was given): the innermost definition
+// covering it. With neither, the file's header.
 const mentionSQL = `
-	SELECT s.id, CASE WHEN $3 > 0 AND s.name = $4 THEN 1.0 WHEN $3 > 0 THEN 0.97 ELSE 0.93 END
+	SELECT s.id, CASE WHEN $3 > 0 AND s.name = $4 AND s.start_line <= $3 AND s.end_line >= $3 THEN 1.0
+	                  WHEN $3 > 0 AND s.name = $4 THEN 0.98
+	                  WHEN $3 > 0 THEN 0.97 ELSE 0.93 END
 	FROM symbols s
 	WHERE s.repository_id = $1 AND s.path = $2 AND s.kind NOT IN ('part', 'field')
-	  AND (($3 > 0 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind <> 'module')
-	    OR ($3 = 0 AND (s.name = $4 OR ($4 = '' AND s.kind = 'module'))))
-	ORDER BY (s.end_line - s.start_line), s.id
+	  AND (($4 <> '' AND s.name = $4 AND s.kind <> 'module')
+	    OR ($3 > 0 AND s.start_line <= $3 AND s.end_line >= $3 AND s.kind <> 'module'
+	        AND NOT EXISTS (SELECT 1 FROM symbols n WHERE n.repository_id = $1 AND n.path = $2 AND n.name = $4
+	                        AND n.kind NOT IN ('part', 'field', 'module')))
+	    OR ($3 = 0 AND $4 = '' AND s.kind = 'module'))
+	ORDER BY (s.name = $4) DESC, (s.start_line <= $3 AND s.end_line >= $3) DESC,
+	         CASE WHEN s.name = $4 THEN abs(s.start_line - $3) ELSE s.end_line - s.start_line END, s.id
 	LIMIT 1`
 
 // mentionHits resolves the query's mentions to definitions, scored 1.0 for a
-// frame whose line lies in the function it names, 0.97 for a line alone and
-// 0.93 for a file or function without a line. A mentioned path is matched to the
+// frame whose line lies in the function it names, 0.98 for the function it
+// names elsewhere in the file, 0.97 for a line alone and 0.93 for a file or
+// function without a line. A mentioned path is matched to the
 // repository's file sharing the longest run of trailing path components with it,
 // so absolute paths from another machine or an installed copy still resolve.
 func (s *Searcher) mentionHits(ctx context.Context, ms []mention) ([]hit, error) {
