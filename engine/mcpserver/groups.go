@@ -56,16 +56,16 @@ func (s *Server) register(groups []string) {
 		return groups == nil || contains(groups, g)
 	}
 	if on(GroupCode) {
-		addTool(s, tool{"search_code", "Hybrid code search by name, question, pasted error or issue. Returns per result: id, lines (path:start-end), kind, name, sig, score, why.", reads,
+		addTool(s, tool{"search_code", "Hybrid code search: a name, question, pasted error or issue. Per result: id, lines, kind, name, sig, score, why.", reads,
 			enums{"granularity": {"symbols", "files"}, "detail": {"compact", "explain"}, "channels": channelNames()}}, s.searchCode)
 		addTool(s, tool{"search_symbols", "Find definitions by name or substring: id, lines, kind, name, signature; no source.", reads,
 			enums{"kind": symbols.Kinds}}, indexedOnly(s, s.searchSymbols))
-		addTool(s, tool{"read_symbol", "Source of a symbol by id or name, or at path and start_line. Returns content (at most 32 KiB).", reads, nil}, indexedOnly(s, s.readSymbol))
+		addTool(s, tool{"read_symbol", "Source of a symbol by id, name, or path and start_line (at most 32 KiB).", reads, nil}, indexedOnly(s, s.readSymbol))
 		walkEnums := enums{"min_confidence": {"exact", "inferred", "ambiguous"}, "relation": {"calls", "reads", "writes"},
 			"tests": graph.TestsValues}
 		addTool(s, tool{"find_callers", "Who calls or inherits from a symbol, or reads/writes a field. Nodes by file, tests last.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callers)))
 		addTool(s, tool{"find_callees", "What a symbol calls, or the fields it reads/writes. Nodes by file, external calls.", reads, walkEnums}, indexedOnly(s, s.walker(graph.Callees)))
-		addTool(s, tool{"find_imports", "What a file imports, or what imports a file, directory or module. Returns links.", reads,
+		addTool(s, tool{"find_imports", "What a file imports, or what imports a file, directory or module.", reads,
 			enums{"direction": {"imports", "importers"}}}, indexedOnly(s, s.findImports))
 		addTool(s, tool{"retrieve_context", "Prompt-ready source of whole symbols matching a query; the whole answer fits the token budget.", reads, nil}, indexedOnly(s, s.retrieveContext))
 	}
@@ -82,7 +82,7 @@ func (s *Server) register(groups []string) {
 		addTool(s, tool{"list_conflicts", "Memory conflicts with their memories.", reads, enums{"status": {"open", "resolved", "all"}}}, s.listConflicts)
 	}
 	if on(GroupAdmin) {
-		addTool(s, tool{"index_file", "Index a working-tree file now (after an edit, or a stale result). Returns counts and changes.", sets, nil}, s.indexFile)
+		addTool(s, tool{"index_file", "Index a working-tree file now (after an edit or a stale result): counts and changes.", sets, nil}, s.indexFile)
 		if s.cfg.AllowResolve {
 			addTool(s, tool{"resolve_conflict", "Resolve a memory conflict as a whole (this server lets agents decide).", decides,
 				enums{"action": {"keep", "both", "merge", "invalidate"}}}, s.resolveConflict)
