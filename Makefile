@@ -1,6 +1,6 @@
 # spelunk — the two commands a newcomer runs are `make run` and `make test`.
-# Both provision what they need (PostgreSQL, pgvector, the built-in word vectors) through
-# `make setup`, which is idempotent and quiet when there is nothing to do.
+# Both provision what they need (PostgreSQL, pgvector) through `make setup`, which is
+# idempotent and quiet when there is nothing to do; the code model is built into the binary.
 
 SHELL       := /bin/bash
 BIN         := bin/spelunk
@@ -10,14 +10,18 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train
+.PHONY: all setup setup-glove build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train
 
 all: build
 
 setup: build
 	@bash engine/pg/setup/setup-postgres.sh
+
+# The GloVe word vectors, the embedder before the built-in code model (`--embedder glove`):
+# no longer needed to run spelunk; `make test` installs them to test that provider.
+setup-glove: build
 	@SPELUNK_BIN=./$(BIN) sh engine/embed/fetch-glove.sh || \
-		echo "setup: warning: the GloVe word vectors could not be installed; spelunk falls back to the hashing embedder (see the message above)" >&2
+		echo "setup-glove: warning: the GloVe word vectors could not be installed; their tests are skipped (see the message above)" >&2
 
 build:
 	@$(GO) build -o $(BIN) ./cmd/spelunk
@@ -33,7 +37,7 @@ tui-smoke: build
 
 # One throwaway cluster for the whole run; every test clones its own database from a
 # migrated template.
-test: setup
+test: setup setup-glove
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(MAKE) --no-print-directory test-go
 
 test-go:

@@ -128,7 +128,7 @@ func withEmbedder(checks []Check, opts Options) []Check {
 	case err != nil:
 		return append(checks, Check{Name: "embedder", Detail: err.Error(), Fix: "check --embedder / SPELUNK_EMBEDDER settings"})
 	case fallback != "":
-		return append(checks, Check{Name: "embedder", OK: true, Warn: true, Detail: name + ": " + fallback, Fix: "make setup (fetches the GloVe word vectors)"})
+		return append(checks, Check{Name: "embedder", OK: true, Warn: true, Detail: name + ": " + fallback, Fix: "make setup-glove (fetches the GloVe word vectors)"})
 	default:
 		return append(checks, Check{Name: "embedder", OK: true, Detail: name})
 	}

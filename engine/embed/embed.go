@@ -126,7 +126,7 @@ func FromConfigWithNote(cfg Config) (Embedder, string, error) {
 		g, err := LoadGloVe(path)
 		if err != nil {
 			if errors.Is(err, os.ErrNotExist) {
-				return nil, "", fmt.Errorf("embedder glove: %w (run `make setup` or engine/embed/fetch-glove.sh)", err)
+				return nil, "", fmt.Errorf("embedder glove: %w (run `make setup-glove` or engine/embed/fetch-glove.sh)", err)
 			}
 			return nil, "", fmt.Errorf("embedder glove: %w", err)
 		}
@@ -165,14 +165,14 @@ func autoEmbedder(cfg Config, path string) (Embedder, string, error) {
 		if _, err := os.Stat(path); err == nil {
 			g, err := LoadGloVe(path)
 			if err != nil {
-				return nil, "", fmt.Errorf("embedder auto: %w (delete the file and run `make setup` or engine/embed/fetch-glove.sh to rebuild it)", err)
+				return nil, "", fmt.Errorf("embedder auto: %w (delete the file and run `make setup-glove` or engine/embed/fetch-glove.sh to rebuild it)", err)
 			}
 			return g, "", nil
 		}
 	}
 	h := NewHashing(cfg.Dims)
 	note := fmt.Sprintf("embeddings: no code model in this build and GloVe data not found at %s; using the hashing embedder %s "+
-		"(synonyms will not match). Run `make setup` or engine/embed/fetch-glove.sh to install GloVe.", path, h.Name())
+		"(synonyms will not match). Run `make setup-glove` or engine/embed/fetch-glove.sh to install GloVe.", path, h.Name())
 	return h, note, nil
 }
 

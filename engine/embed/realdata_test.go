@@ -10,13 +10,13 @@ import (
 )
 
 // realGloVe loads the installed GloVe data, skipping the test when it is not
-// installed (it is a 118 MB download). In CI (CI=true), where `make setup`
-// installs it, a missing file is a failure rather than a silent skip.
+// installed (it is a 118 MB download). In CI (CI=true), where `make test`
+// installs it (make setup-glove), a missing file is a failure rather than a silent skip.
 func realGloVe(tb testing.TB) *GloVe {
 	tb.Helper()
 	path := DefaultGloVePath()
 	if _, err := os.Stat(path); err != nil {
-		msg := "GloVe data not installed at " + path + " (run `make setup` or engine/embed/fetch-glove.sh; or set SPELUNK_GLOVE)"
+		msg := "GloVe data not installed at " + path + " (run `make setup-glove` or engine/embed/fetch-glove.sh; or set SPELUNK_GLOVE)"
 		if os.Getenv("CI") == "true" {
 			tb.Fatal(msg)
 		}
