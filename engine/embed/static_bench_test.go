@@ -71,10 +71,27 @@ func BenchmarkStaticEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for _, e := range []struct {
+	embs := []struct {
 		name string
 		emb  Embedder
-	}{{"static256d", s}, {"glove100d", g}} {
+	}{{"static256d", s}, {"glove100d", g}}
+	// The shipped weights and the installed GloVe data, where present: the
+	// figures the README quotes.
+	if c, err := LoadCode(); err == nil {
+		embs = append(embs, struct {
+			name string
+			emb  Embedder
+		}{"builtin-code", c})
+	}
+	if path := DefaultGloVePath(); path != "" {
+		if rg, err := LoadGloVe(path); err == nil {
+			embs = append(embs, struct {
+				name string
+				emb  Embedder
+			}{"installed-glove", rg})
+		}
+	}
+	for _, e := range embs {
 		b.Run(e.name+"/short", func(b *testing.B) { benchEmbed(b, e.emb, shortTexts) })
 		b.Run(e.name+"/chunk40", func(b *testing.B) { benchEmbed(b, e.emb, chunks) })
 	}
