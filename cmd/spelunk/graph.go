@@ -27,6 +27,40 @@ var walkVerbs = []walkVerb{
 	{"writers", "List the definitions that write the field NAME (Type.field; with --depth, their callers)", graph.Callers, graph.WritesRel},
 }
 
+// checkWalkFlags refuses the walk flags' values that make no sense.
+func checkWalkFlags(depth, limit int, minConf, tests string) error {
+	if depth < 1 || depth > graph.MaxDepth {
+		return usagef("--depth must be between 1 and %d", graph.MaxDepth)
+	}
+	if err := oneOf("min-confidence", minConf, walkConfidences...); err != nil {
+		return err
+	}
+	if err := oneOf("tests", tests, graph.TestsValues...); err != nil {
+		return err
+	}
+	if limit < 0 {
+		return usagef("--limit must be 0 (no limit) or more")
+	}
+	return nil
+}
+
+// outsideNames are the distinct names a walk's unresolved calls use, in order.
+func outsideNames(w graph.Walk) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, u := range w.Unresolved {
+		n := u.Name
+		if u.Qual != "" {
+			n = u.Qual + "." + n
+		}
+		if !seen[n] {
+			seen[n] = true
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 	var path, minConf, tests string
 	var depth, pick, limit int
@@ -37,17 +71,8 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if depth < 1 || depth > graph.MaxDepth {
-				return usagef("--depth must be between 1 and %d", graph.MaxDepth)
-			}
-			if err := oneOf("min-confidence", minConf, walkConfidences...); err != nil {
+			if err := checkWalkFlags(depth, limit, minConf, tests); err != nil {
 				return err
-			}
-			if err := oneOf("tests", tests, graph.TestsValues...); err != nil {
-				return err
-			}
-			if limit < 0 {
-				return usagef("--limit must be 0 (no limit) or more")
 			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
@@ -90,19 +115,7 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 				fmt.Printf("%s%s  %s:%d  %s%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, revMark(n.Symbol), confidenceMark(n))
 			}
 			if !g.json && dir == graph.Callees && len(w.Unresolved) > 0 {
-				seen := map[string]bool{}
-				var names []string
-				for _, u := range w.Unresolved {
-					n := u.Name
-					if u.Qual != "" {
-						n = u.Qual + "." + n
-					}
-					if !seen[n] {
-						seen[n] = true
-						names = append(names, n)
-					}
-				}
-				fmt.Printf("  (outside the repository: %s)\n", strings.Join(names, ", "))
+				fmt.Printf("  (outside the repository: %s)\n", strings.Join(outsideNames(w), ", "))
 			}
 			if !g.json && more > 0 {
 				fmt.Printf("  (%d more: raise --limit)\n", more)

@@ -38,7 +38,7 @@ func TestModelPack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := describeEmbedder(s), "spelunk-code-4d-test (12 dims): static code model, 3 tokens × 4 dims + 8 hashed, distilled from t"; got != want {
+	if got, want := describeEmbedder(s), s.Name()+" (12 dims): static code model, 3 tokens × 4 dims + 8 hashed, distilled from t"; got != want || !strings.HasPrefix(s.Name(), "spelunk-code-4d-test-") {
 		t.Errorf("describeEmbedder = %q, want %q", got, want)
 	}
 	if code, _, stderr := spelunk(t, "model", "pack", dir); code != 2 || !strings.Contains(stderr, "takes 2 argument(s)") {

@@ -162,6 +162,45 @@ type ReadSymbolOut struct {
 	Candidates []SymbolRef `json:"candidates,omitempty"`
 }
 
+// symbolByName resolves read_symbol's name: the id of the definition it
+// designates, or 0 with out's matches and candidates filled when several are
+// equally good (the agent then passes an id or a qualified name).
+func (s *Server) symbolByName(ctx context.Context, raw, p string, out *ReadSymbolOut) (int64, error) {
+	name, err := text("name", strings.TrimSpace(raw), maxNameBytes, true)
+	if err != nil {
+		return 0, err
+	}
+	syms, err := symbols.FindOrInherited(ctx, s.cfg.DB, s.repo(ctx).ID, name, p, false)
+	if errors.Is(err, symbols.ErrNotFound) {
+		return 0, fmt.Errorf("unknown symbol %q%s: try search_symbols or search_code", name, inPath(p))
+	}
+	if err != nil {
+		return 0, err
+	}
+	c := symbols.Choose(name, syms)
+	if c.Chosen == nil {
+		out.Matches, out.Candidates, out.Note = len(c.Matches), candidates(c.Matches), ambiguousNote(name, len(c.Matches))
+		return 0, s.markStale(ctx, pointers(c.Matches)...)
+	}
+	id := c.Chosen.ID
+	if c.Inherited(name) {
+		out.Note = fmt.Sprintf("%s is defined in %s", name, c.Chosen.Parent)
+	}
+	var others []symbols.Symbol
+	for _, o := range c.Matches {
+		if o.ID != id && len(others) < 5 {
+			others = append(others, o)
+		}
+	}
+	if err := s.markStale(ctx, pointers(others)...); err != nil {
+		return 0, err
+	}
+	for _, o := range others {
+		out.OtherMatches = append(out.OtherMatches, ref(o))
+	}
+	return id, nil
+}
+
 func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in ReadSymbolIn) (ReadSymbolOut, error) {
 	var out ReadSymbolOut
 	var id int64
@@ -178,37 +217,8 @@ func (s *Server) readSymbol(ctx context.Context, _ *mcp.CallToolRequest, in Read
 	case in.ID > 0:
 		id = in.ID
 	case in.Name != "":
-		name, err := text("name", strings.TrimSpace(in.Name), maxNameBytes, true)
-		if err != nil {
+		if id, err = s.symbolByName(ctx, in.Name, p, &out); err != nil || id == 0 {
 			return out, err
-		}
-		syms, err := symbols.FindOrInherited(ctx, s.cfg.DB, s.repo(ctx).ID, name, p, false)
-		if errors.Is(err, symbols.ErrNotFound) {
-			return out, fmt.Errorf("unknown symbol %q%s: try search_symbols or search_code", name, inPath(p))
-		}
-		if err != nil {
-			return out, err
-		}
-		c := symbols.Choose(name, syms)
-		if c.Chosen == nil {
-			out.Matches, out.Candidates, out.Note = len(c.Matches), candidates(c.Matches), ambiguousNote(name, len(c.Matches))
-			return out, s.markStale(ctx, pointers(c.Matches)...)
-		}
-		id = c.Chosen.ID
-		if c.Inherited(name) {
-			out.Note = fmt.Sprintf("%s is defined in %s", name, c.Chosen.Parent)
-		}
-		var others []symbols.Symbol
-		for _, o := range c.Matches {
-			if o.ID != id && len(others) < 5 {
-				others = append(others, o)
-			}
-		}
-		if err := s.markStale(ctx, pointers(others)...); err != nil {
-			return out, err
-		}
-		for _, o := range others {
-			out.OtherMatches = append(out.OtherMatches, ref(o))
 		}
 	case p != "":
 		if in.StartLine < 1 {
