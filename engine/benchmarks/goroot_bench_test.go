@@ -42,8 +42,15 @@ func BenchmarkIndexGoroot(b *testing.B) {
 }
 
 func benchEmbedder(b *testing.B) index.Embedder {
-	if os.Getenv("SPELUNK_BENCH_EMBEDDER") == embed.ProviderHash {
+	switch p := os.Getenv("SPELUNK_BENCH_EMBEDDER"); p {
+	case embed.ProviderHash:
 		return embed.NewHashing(0)
+	case embed.ProviderGloVe, embed.ProviderCode:
+		e, err := embed.FromConfig(embed.Config{Provider: p})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return e
 	}
 	return embedder(b)
 }
