@@ -278,19 +278,37 @@ func newMCPServer(ctx context.Context, g *globals, db *pg.DB, emb embed.Embedder
 			stop()
 		}
 	}
+	var notes []string
 	for i, r := range repos {
 		cl, stop, err := memoryClient(ctx, g, r.Root, db, r.ID, emb, os.Stderr)
-		if err != nil {
+		var usage usageError
+		if errors.As(err, &usage) {
 			stopAll()
 			return nil, nil, err
+		}
+		if err != nil {
+			// A cache that cannot be opened (its directory unwritable, say) must not
+			// take the code tools down: memory is served by the core instead.
+			served := "memory is served by the core, without a local copy"
+			if db == nil {
+				served = "its memory tools are not served"
+			}
+			note := fmt.Sprintf("the memory cache of %s could not be opened (%v): %s; check the file and its directory, "+
+				"then restart spelunk mcp", r.Root, err, served)
+			fmt.Fprintf(os.Stderr, "note: %s\n", note)
+			notes = append(notes, note)
+			continue
 		}
 		stops = append(stops, stop)
 		if cl != nil {
 			repos[i].Memory = cl
+			if note := cl.Cache().Recovery(); note != "" {
+				notes = append(notes, note)
+			}
 		}
 	}
 	cfg := mcpserver.Config{DB: db, Repos: repos, Tenant: g.tenant, Embedder: emb, Judge: g.judge.judge, Groups: o.groups,
-		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: mcpLogger(), Unreachable: unreachable}
+		AllowResolve: o.allowResolve, Version: mcpVersion(), Logger: mcpLogger(), Unreachable: unreachable, Notes: notes}
 	return mcpserver.New(cfg), stopAll, nil
 }
 

@@ -32,6 +32,9 @@ func memoryClient(ctx context.Context, g *globals, root string, db *pg.DB, repoI
 	if err != nil {
 		return nil, nil, err
 	}
+	if note := c.Recovery(); note != "" {
+		fmt.Fprintf(notes, "note: %s\n", note)
+	}
 	var core *memcache.Core
 	if !g.offline {
 		core = &memcache.Core{DB: db, Store: memory.New(db, repoID, g.memOptions(emb))}

@@ -64,6 +64,10 @@ type Config struct {
 	// database: the memory tools are then served by each Repo.Memory (the
 	// local caches) and every other tool answers with this reason.
 	Unreachable error
+	// Notes are what the server's start did about its state that an agent
+	// should know (a damaged memory cache set aside and rebuilt, say): they are
+	// added to the instructions.
+	Notes []string
 }
 
 // MemoryStore is what the memory tools use: memory.Store's methods, served by the
@@ -109,6 +113,9 @@ func New(cfg Config) *Server {
 	if cfg.Unreachable != nil {
 		instr += ` The database was unreachable when this server started: only the memory tools are served, from the local cache, ` +
 			`their writes queued; restart spelunk mcp once the database is back for the code tools.`
+	}
+	for _, n := range cfg.Notes {
+		instr += " Note: " + n
 	}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "spelunk", Title: "spelunk code search and agent memory", Version: cfg.Version},
 		&mcp.ServerOptions{Instructions: instr, Logger: cfg.Logger})

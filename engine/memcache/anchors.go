@@ -84,7 +84,7 @@ func (c *Cache) withAnchors(ctx context.Context, ms []memory.BriefMemory) error 
 	for i, m := range ms {
 		idx[m.ID], args[i] = i, m.ID
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT memory_id, path, name, kind, state, old_path FROM anchors
+	rows, err := c.db().QueryContext(ctx, `SELECT memory_id, path, name, kind, state, old_path FROM anchors
 		WHERE memory_id IN (?`+strings.Repeat(", ?", len(ms)-1)+`) ORDER BY memory_id, path, name`, args...)
 	if err != nil {
 		return fmt.Errorf("anchors: %w", err)

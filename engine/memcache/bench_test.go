@@ -23,10 +23,10 @@ func fillCache(b *testing.B, n int) *Cache {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { c.Close() })
-	if err := setMeta(ctx, c.db, metaCoreModel, emb.Name()); err != nil {
+	if err := setMeta(ctx, c.db(), metaCoreModel, emb.Name()); err != nil {
 		b.Fatal(err)
 	}
-	tx, err := c.db.BeginTx(ctx, nil)
+	tx, err := c.db().BeginTx(ctx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -119,10 +119,10 @@ func BenchmarkLocalRecall(b *testing.B) {
 			})
 		})
 		b.Run(fmt.Sprintf("n=%d/words", n), func(b *testing.B) {
-			if err := setMeta(context.Background(), c.db, metaCoreModel, "another-model"); err != nil {
+			if err := setMeta(context.Background(), c.db(), metaCoreModel, "another-model"); err != nil {
 				b.Fatal(err)
 			}
-			defer setMeta(context.Background(), c.db, metaCoreModel, c.opts.Embedder.Name())
+			defer setMeta(context.Background(), c.db(), metaCoreModel, c.opts.Embedder.Name())
 			p95(b, func() error {
 				_, err := c.Recall(context.Background(), "retry budget queue", 10)
 				return err

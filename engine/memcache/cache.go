@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // the pure-Go driver, registered as "sqlite"
@@ -56,8 +57,17 @@ type Options struct {
 // Cache is one SQLite cache file. It is safe for concurrent use; syncs are
 // serialised.
 type Cache struct {
-	db   *sql.DB
-	opts Options
+	handle atomic.Pointer[sql.DB] // swapped when the file at the path is replaced: file.go
+	opts   Options
+
+	// fileMu guards the file's identity: writes hold it shared from the
+	// transaction to the check that the file is still the one at the path; a
+	// reopen holds it alone.
+	fileMu   sync.RWMutex
+	file     os.FileInfo
+	retired  []*sql.DB // the handles of files replaced, closed with the cache
+	notesMu  sync.Mutex
+	recovery []string
 
 	syncMu  sync.Mutex
 	vecs    vecIndex
@@ -85,20 +95,19 @@ func Open(ctx context.Context, opts Options) (*Cache, error) {
 	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("open cache: %w", err)
 	}
-	dsn := "file:" + opts.Path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(ON)"
-	db, err := sql.Open("sqlite", dsn)
+	c := &Cache{opts: opts}
+	db, fi, note, err := openOrRecover(ctx, opts.Path, opts.Now())
 	if err != nil {
-		return nil, fmt.Errorf("open cache %s: %w", opts.Path, err)
+		return nil, err
 	}
-	// One connection: writes never meet SQLITE_BUSY between our own connections,
-	// and a local read is a few milliseconds at the sizes the cache holds.
-	db.SetMaxOpenConns(1)
-	if _, err := db.ExecContext(ctx, schema+anchorSchema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open cache %s: schema: %w", opts.Path, err)
-	}
-	return &Cache{db: db, opts: opts}, nil
+	c.handle.Store(db)
+	c.file = fi
+	c.noteRecovery(note)
+	return c, nil
 }
+
+// db is the handle of the file the cache holds open.
+func (c *Cache) db() *sql.DB { return c.handle.Load() }
 
 // DefaultPath is the cache file of a project (its root) of the database at
 // dbURL for tenant: one file per machine, database and project, under the
@@ -117,7 +126,13 @@ func DefaultPath(dbURL, tenant, root string) (string, error) {
 // Close closes the file.
 func (c *Cache) Close() error {
 	_ = c.flushTouches(context.Background()) // the LRU order, best effort
-	return c.db.Close()
+	c.fileMu.Lock()
+	for _, db := range c.retired {
+		db.Close()
+	}
+	c.retired = nil
+	c.fileMu.Unlock()
+	return c.db().Close()
 }
 
 // Path is the cache file.
@@ -254,7 +269,12 @@ func newID() string {
 
 // inTx runs fn in a SQLite transaction.
 func (c *Cache) inTx(ctx context.Context, fn func(*sql.Tx) error) error {
-	tx, err := c.db.BeginTx(ctx, nil)
+	return inTxOn(ctx, c.db(), fn)
+}
+
+// inTxOn runs fn in a transaction of db.
+func inTxOn(ctx context.Context, db *sql.DB, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("cache: begin: %w", err)
 	}

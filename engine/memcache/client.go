@@ -353,7 +353,7 @@ func (c *Cache) resolveRef(ctx context.Context, table, what, ref string) (string
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", what, err)
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT id FROM `+table+` WHERE id LIKE ? || '%' ORDER BY id LIMIT 2`, ref)
+	rows, err := c.db().QueryContext(ctx, `SELECT id FROM `+table+` WHERE id LIKE ? || '%' ORDER BY id LIMIT 2`, ref)
 	if err != nil {
 		return "", fmt.Errorf("look up %s %s: %w", what, ref, err)
 	}

@@ -48,7 +48,7 @@ func (c *Cache) loadIndex(ctx context.Context, dims int) error {
 	if x.loaded && x.dims == dims {
 		return nil
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT id, created_at, embedding FROM memories
+	rows, err := c.db().QueryContext(ctx, `SELECT id, created_at, embedding FROM memories
 		WHERE status IN ('ACTIVE', 'DISPUTED', 'NEEDS_REVIEW') AND embedding IS NOT NULL AND length(embedding) = ?`, 4*dims)
 	if err != nil {
 		return fmt.Errorf("load vectors: %w", err)
@@ -272,7 +272,7 @@ func (c *Cache) briefMemories(ctx context.Context, ids []string) (map[string]mem
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
+	rows, err := c.db().QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
 		WHERE id IN (?`+strings.Repeat(",?", len(ids)-1)+`)`, args...)
 	if err != nil {
 		return nil, err

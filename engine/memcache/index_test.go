@@ -19,12 +19,12 @@ import (
 func TestLocalAddKeepsIndex(t *testing.T) {
 	ctx := context.Background()
 	emb := embed.NewHashing(0)
-	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db"), Embedder: emb})
+	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db()"), Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := setMeta(ctx, c.db, metaCoreModel, emb.Name()); err != nil {
+	if err := setMeta(ctx, c.db(), metaCoreModel, emb.Name()); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()

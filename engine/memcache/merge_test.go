@@ -54,7 +54,7 @@ func TestEmbeddingParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "c.db"), Embedder: embed.NewHashing(64)})
+	c, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "c.db()"), Embedder: embed.NewHashing(64)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestEmbeddingParity(t *testing.T) {
 func TestPruneKeepsUnsynced(t *testing.T) {
 	ctx := context.Background()
 	core := newCore(t, pgtest.Open(t), nil)
-	c, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "c.db"), MaxEpisodes: 10})
+	c, err := memcache.Open(ctx, memcache.Options{Path: filepath.Join(t.TempDir(), "c.db()"), MaxEpisodes: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestPruneKeepsUnsynced(t *testing.T) {
 func TestCacheBelongsToOneProject(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.Open(t)
-	c := openCache(t, filepath.Join(t.TempDir(), "c.db"))
+	c := openCache(t, filepath.Join(t.TempDir(), "c.db()"))
 	if _, err := c.Sync(ctx, newCore(t, db, nil)); err != nil {
 		t.Fatal(err)
 	}

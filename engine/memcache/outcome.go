@@ -48,7 +48,7 @@ func (c *Cache) takeAdded(id string) (memory.Added, bool) {
 // queuedWrite reports whether the write with id still waits for the core.
 func (c *Cache) queuedWrite(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := c.db.QueryRowContext(ctx, `SELECT count(*) FROM queue WHERE id = ? AND dead = 0`, id).Scan(&n); err != nil {
+	if err := c.db().QueryRowContext(ctx, `SELECT count(*) FROM queue WHERE id = ? AND dead = 0`, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("cache: look up queued write %s: %w", id, err)
 	}
 	return n > 0, nil

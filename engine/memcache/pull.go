@@ -65,7 +65,7 @@ type pulledNugget struct {
 // conflicts. A memory the core superseded or invalidated is evicted at once.
 // It returns how many rows were applied.
 func (c *Cache) Pull(ctx context.Context, core Core) (int, error) {
-	wm, err := getMetaInt(ctx, c.db, metaWatermark)
+	wm, err := getMetaInt(ctx, c.db(), metaWatermark)
 	if err != nil {
 		return 0, err
 	}

@@ -72,7 +72,7 @@ func (c *Cache) pushOne(ctx context.Context, core Core, q queued) error {
 }
 
 func (c *Cache) nextBatch(ctx context.Context) ([]queued, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT seq, id, op, payload FROM queue WHERE dead = 0 ORDER BY seq LIMIT ?`, pushBatch)
+	rows, err := c.db().QueryContext(ctx, `SELECT seq, id, op, payload FROM queue WHERE dead = 0 ORDER BY seq LIMIT ?`, pushBatch)
 	if err != nil {
 		return nil, fmt.Errorf("read queue: %w", err)
 	}
@@ -188,5 +188,5 @@ func dequeueTx(ctx context.Context, tx *sql.Tx, q queued) error {
 // noteAttempt records a failed attempt; the write stays queued.
 func (c *Cache) noteAttempt(ctx context.Context, seq int64, err error) {
 	// Best effort: the context may be the reason the push failed.
-	_, _ = c.db.ExecContext(context.WithoutCancel(ctx), `UPDATE queue SET attempts = attempts + 1, last_error = ? WHERE seq = ?`, err.Error(), seq)
+	_, _ = c.db().ExecContext(context.WithoutCancel(ctx), `UPDATE queue SET attempts = attempts + 1, last_error = ? WHERE seq = ?`, err.Error(), seq)
 }

@@ -149,7 +149,7 @@ func TestScanStopsEarlyExactly(t *testing.T) {
 func TestIndexLoadsOldestFirst(t *testing.T) {
 	ctx := context.Background()
 	emb := embed.NewHashing(0)
-	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db"), Embedder: emb})
+	c, err := Open(ctx, Options{Path: filepath.Join(t.TempDir(), "c.db()"), Embedder: emb})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func (c *Cache) recent(ctx context.Context, limit int) ([]memory.BriefMemory, er
 // newest lists the memories matching where (with args), newest first, scored
 // by their decay alone.
 func (c *Cache) newest(ctx context.Context, where string, args []any, limit int) ([]memory.BriefMemory, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
+	rows, err := c.db().QueryContext(ctx, `SELECT id, kind, author, content, status, created_at FROM memories
 		WHERE `+where+` ORDER BY created_at DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (c *Cache) Memory(ctx context.Context, id string) (memory.Memory, error) {
 	var m memory.Memory
 	var parents string
 	var at int64
-	err := c.db.QueryRowContext(ctx, `SELECT id, kind, author, content, status, parent_ids, superseded_by, created_at
+	err := c.db().QueryRowContext(ctx, `SELECT id, kind, author, content, status, parent_ids, superseded_by, created_at
 		FROM memories WHERE id = ?`, id).Scan(&m.ID, &m.Kind, &m.Author, &m.Content, &m.Status, &parents, &m.SupersededBy, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Memory{}, fmt.Errorf("memory %s: %w", id, memory.ErrNotFound)
@@ -165,7 +165,7 @@ func (c *Cache) Memory(ctx context.Context, id string) (memory.Memory, error) {
 
 // Nuggets lists the cached nuggets by key.
 func (c *Cache) Nuggets(ctx context.Context) ([]memory.Nugget, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT key, value, author, updated_at FROM nuggets WHERE deleted = 0 ORDER BY key`)
+	rows, err := c.db().QueryContext(ctx, `SELECT key, value, author, updated_at FROM nuggets WHERE deleted = 0 ORDER BY key`)
 	if err != nil {
 		return nil, fmt.Errorf("list nuggets: %w", err)
 	}
@@ -187,7 +187,7 @@ func (c *Cache) Nuggets(ctx context.Context) ([]memory.Nugget, error) {
 func (c *Cache) Nugget(ctx context.Context, key string) (memory.Nugget, error) {
 	n := memory.Nugget{Key: key}
 	var at int64
-	err := c.db.QueryRowContext(ctx, `SELECT value, author, updated_at FROM nuggets WHERE key = ? AND deleted = 0`, key).
+	err := c.db().QueryRowContext(ctx, `SELECT value, author, updated_at FROM nuggets WHERE key = ? AND deleted = 0`, key).
 		Scan(&n.Value, &n.Author, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.Nugget{}, fmt.Errorf("nugget %s: %w", key, memory.ErrNotFound)
@@ -204,7 +204,7 @@ func (c *Cache) LatestState(ctx context.Context) (memory.State, error) {
 	var st memory.State
 	var b, p string
 	var at int64
-	err := c.db.QueryRowContext(ctx, `SELECT core_id, summary, blockers, priorities, author, compiled_at FROM state WHERE id = 1`).
+	err := c.db().QueryRowContext(ctx, `SELECT core_id, summary, blockers, priorities, author, compiled_at FROM state WHERE id = 1`).
 		Scan(&st.ID, &st.Summary, &b, &p, &st.Author, &at)
 	if errors.Is(err, sql.ErrNoRows) {
 		return memory.State{}, fmt.Errorf("no state compiled yet: %w", memory.ErrNotFound)
@@ -220,7 +220,7 @@ func (c *Cache) LatestState(ctx context.Context) (memory.State, error) {
 
 // Conflicts lists the cached conflicts with status ("" for all), oldest first.
 func (c *Cache) Conflicts(ctx context.Context, status memory.ConflictStatus) ([]memory.Conflict, error) {
-	rows, err := c.db.QueryContext(ctx, `SELECT id, memory_ids, similarity, reason, status, resolution, created_at
+	rows, err := c.db().QueryContext(ctx, `SELECT id, memory_ids, similarity, reason, status, resolution, created_at
 		FROM conflicts WHERE ? = '' OR status = ? ORDER BY created_at, id`, string(status), string(status))
 	if err != nil {
 		return nil, fmt.Errorf("list conflicts: %w", err)
@@ -305,7 +305,7 @@ func (c *Cache) prune(ctx context.Context) error {
 		return err
 	}
 	defer c.vecs.invalidate()
-	_, err = c.db.ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT id FROM memories
+	_, err = c.db().ExecContext(ctx, `DELETE FROM memories WHERE id IN (SELECT id FROM memories
 		WHERE kind = 'episode' AND synced = 1 ORDER BY last_used, created_at LIMIT ?)`, n-c.opts.MaxEpisodes)
 	if err != nil {
 		return fmt.Errorf("prune cache: %w", err)

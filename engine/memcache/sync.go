@@ -65,7 +65,7 @@ func (c *Cache) Refresh(ctx context.Context, core Core) (Report, error) {
 		c.noteMeta(ctx, metaLastError, err.Error())
 		return c.Status(context.WithoutCancel(ctx))
 	}
-	local, err := getMetaInt(ctx, c.db, metaWatermark)
+	local, err := getMetaInt(ctx, c.db(), metaWatermark)
 	if err != nil {
 		return Report{}, err
 	}
@@ -83,7 +83,7 @@ func (c *Cache) Refresh(ctx context.Context, core Core) (Report, error) {
 
 // Stale reports whether the TTL has passed since the last pull.
 func (c *Cache) Stale(ctx context.Context) bool {
-	last, err := getMetaInt(ctx, c.db, metaLastPull)
+	last, err := getMetaInt(ctx, c.db(), metaLastPull)
 	return err != nil || c.opts.Now().Sub(fromMicros(last)) >= c.opts.TTL
 }
 
@@ -123,17 +123,17 @@ func (c *Cache) Status(ctx context.Context) (Report, error) {
 		key string
 		to  *time.Time
 	}{{metaWatermark, &r.Watermark}, {metaLastPull, &r.LastPull}, {metaLastPush, &r.LastPush}} {
-		n, err := getMetaInt(ctx, c.db, f.key)
+		n, err := getMetaInt(ctx, c.db(), f.key)
 		if err != nil {
 			return r, err
 		}
 		*f.to = fromMicros(n)
 	}
 	var err error
-	if r.LastError, err = getMeta(ctx, c.db, metaLastError); err != nil {
+	if r.LastError, err = getMeta(ctx, c.db(), metaLastError); err != nil {
 		return r, err
 	}
-	if r.CoreModel, err = getMeta(ctx, c.db, metaCoreModel); err != nil {
+	if r.CoreModel, err = getMeta(ctx, c.db(), metaCoreModel); err != nil {
 		return r, err
 	}
 	if r.Queued, err = c.count(ctx, `SELECT count(*) FROM queue WHERE dead = 0`); err != nil {
@@ -148,7 +148,7 @@ func (c *Cache) Status(ctx context.Context) (Report, error) {
 
 func (c *Cache) count(ctx context.Context, q string) (int, error) {
 	var n int
-	if err := c.db.QueryRowContext(ctx, q).Scan(&n); err != nil {
+	if err := c.db().QueryRowContext(ctx, q).Scan(&n); err != nil {
 		return 0, fmt.Errorf("cache: count: %w", err)
 	}
 	return n, nil
@@ -156,19 +156,19 @@ func (c *Cache) count(ctx context.Context, q string) (int, error) {
 
 // noteMeta records a sync fact, best effort (even when ctx has ended).
 func (c *Cache) noteMeta(ctx context.Context, key, value string) {
-	_ = setMeta(context.WithoutCancel(ctx), c.db, key, value)
+	_ = setMeta(context.WithoutCancel(ctx), c.db(), key, value)
 }
 
 // checkCore ties the cache to the first project it synced with: a file given to
 // another project (--cache FILE) would mix their memories.
 func (c *Cache) checkCore(ctx context.Context, core Core) error {
 	want := strconv.FormatInt(core.Store.Project(), 10)
-	got, err := getMeta(ctx, c.db, metaProject)
+	got, err := getMeta(ctx, c.db(), metaProject)
 	if err != nil {
 		return err
 	}
 	if got == "" {
-		return setMeta(ctx, c.db, metaProject, want)
+		return setMeta(ctx, c.db(), metaProject, want)
 	}
 	if got != want {
 		return fmt.Errorf("cache %s holds project %s, not %s: give each project its own --cache file", c.opts.Path, got, want)

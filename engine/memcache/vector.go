@@ -38,7 +38,7 @@ func (c *Cache) localVector(ctx context.Context, text string) ([]float32, string
 	if c.opts.Embedder == nil {
 		return nil, "", nil
 	}
-	model, err := getMeta(ctx, c.db, metaCoreModel)
+	model, err := getMeta(ctx, c.db(), metaCoreModel)
 	if err != nil {
 		return nil, "", err
 	}

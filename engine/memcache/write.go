@@ -54,7 +54,7 @@ func (c *Cache) Add(ctx context.Context, in memory.NewMemory) (memory.Memory, er
 	if err != nil {
 		return memory.Memory{}, fmt.Errorf("add memory: %w", err)
 	}
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO memories (id, kind, author, content, status, parent_ids,
 			created_at, synced, last_used, model, embedding) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?)`,
 			m.ID, string(m.Kind), m.Author, m.Content, string(m.Status), strings.Join(m.ParentIDs, ","),
@@ -90,7 +90,7 @@ func (c *Cache) SetNugget(ctx context.Context, w memory.NuggetWrite) (memory.Nug
 		return memory.NuggetSet{}, fmt.Errorf("set nugget %s: %w", w.Key, err)
 	}
 	var out memory.NuggetSet
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		if out.Applied, err = putNugget(ctx, tx, w); err != nil {
 			return err
@@ -137,7 +137,7 @@ func (c *Cache) SetState(ctx context.Context, in memory.NewState) (memory.State,
 	if err != nil {
 		return memory.State{}, fmt.Errorf("set state: %w", err)
 	}
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		if err := putState(ctx, tx, st); err != nil {
 			return err
 		}
@@ -174,7 +174,7 @@ func (c *Cache) Invalidate(ctx context.Context, id, actor, reason string) error 
 	if err != nil {
 		return fmt.Errorf("invalidate %s: %w", id, err)
 	}
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET status = 'INVALIDATED' WHERE id = ?`, id); err != nil {
 			return fmt.Errorf("tombstone: %w", err)
 		}
@@ -206,7 +206,7 @@ func (c *Cache) Supersede(ctx context.Context, oldID, byID, actor, reason string
 	if err != nil {
 		return fmt.Errorf("supersede %s: %w", oldID, err)
 	}
-	err = c.inTx(ctx, func(tx *sql.Tx) error {
+	err = c.writeTx(ctx, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE memories SET status = 'SUPERSEDED', superseded_by = ? WHERE id = ?`,
 			byID, oldID); err != nil {
 			return fmt.Errorf("tombstone: %w", err)
