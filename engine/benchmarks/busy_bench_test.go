@@ -83,7 +83,7 @@ func BenchmarkSearchWhileIndexing(b *testing.B) {
 // postings (migration 0018).
 func BenchmarkSearchChannels(b *testing.B) {
 	ctx := context.Background()
-	emb := embedder(b)
+	emb := benchEmbedder(b)
 	db, _, repoID := busyRepository(b, emb)
 	queries := append(append([]string{}, benchQuestions...), sampleNames(b, db, repoID, 40)...)
 	s := search.New(db, repoID, emb)
