@@ -200,6 +200,8 @@ func TestCLIErrors(t *testing.T) {
 		{[]string{"search", "x lang:klingon", "--repo", repo}, 2, "not a language spelunk indexes"},
 		{[]string{"search", "x test:maybe", "--repo", repo}, 2, "test:no (or -test)"},
 		{[]string{"search", "refund", "--repo", repo}, 1, "not indexed yet"},
+		// A directory outside any repository is not advised to be indexed.
+		{[]string{"search", "refund", "--repo", t.TempDir()}, 1, "is not a git repository: run spelunk inside one, or pass --repo DIR"},
 		{[]string{"index", filepath.Join(repo, "missing")}, 1, "does not exist"},
 		{[]string{"eval", "--repo", repo}, 2, "--queries"},
 		{[]string{"callers", "X", "--depth", "0", "--repo", repo}, 2, "--depth"},

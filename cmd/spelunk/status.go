@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -173,10 +174,15 @@ func printStatus(st index.Status) {
 }
 
 func notIndexed(root string, err error) error {
-	if errors.Is(err, pg.ErrNotFound) {
-		return fmt.Errorf("%s is not indexed yet: run `spelunk index %s`", root, root)
+	if !errors.Is(err, pg.ErrNotFound) {
+		return err
 	}
-	return err
+	if _, statErr := os.Stat(filepath.Join(root, ".git")); statErr != nil {
+		// Outside any repository the root is the current directory: advising to
+		// index it (/tmp, $HOME) would be wrong.
+		return fmt.Errorf("%s is not a git repository: run spelunk inside one, or pass --repo DIR", root)
+	}
+	return fmt.Errorf("%s is not indexed yet: run `spelunk index %s`", root, root)
 }
 
 func newSymbolsCmd(g *globals) *cobra.Command {
