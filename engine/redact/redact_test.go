@@ -230,6 +230,15 @@ export const apiKey = process.env.API_KEY;
 if (password === 'undefined') { throw new Error('no password'); }
 const config = { password: password, secretName: 'db-credentials' };
 `,
+		// Subresource-integrity digests in lock files and Nix expressions are
+		// hashes of public content, not secrets (issue 40).
+		"package-lock.json": `{"node_modules/ms": {"version": "2.1.3",
+  "integrity": "sha512-6FlzubTLZG3J2a/NVCAleEhjzq5oxgHyaCU9yYXvcLsvoVaHJq/s5xXI6/XXP6tz7R9xAOtHnSO/tXtF3WRTlA=="}}
+`,
+		"flake.lock": `{"nodes": {"nixpkgs": {"locked": {"narHash": "sha256-Q6NzqjNnQkSmmMGXMQWkbO4cOTXgyBJCXcVkQf0RF8A="}}}}
+`,
+		"default.nix": `src = fetchurl { url = "https://example.com/x.tar.gz"; hash = "sha256-Q6NzqjNnQkSmmMGXMQWkbO4cOTXgyBJCXcVkQf0RF8A="; };
+`,
 		"README.md": `Set the password with ` + "`export DB_PASSWORD=...`" + `.
 The token is read from $GITHUB_TOKEN. Example: https://user@example.com/repo.git
 Use -----BEGIN PUBLIC KEY----- blocks for public keys only.

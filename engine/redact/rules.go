@@ -344,9 +344,21 @@ func (s *scanner) literal(i int) {
 	if j >= len(src) || src[j] != q && !escapedClose(src, i, j) || j-(i+1) < minEntropyLen {
 		return
 	}
-	if v := src[i+1 : j]; looksRandom(v) {
+	if v := src[i+1 : j]; looksRandom(v) && !sriDigest(v) {
 		s.add(i+1, j, KindHighEntropy, prioEntropy)
 	}
+}
+
+// sriDigest reports a Subresource Integrity value ("sha512-…" in npm lock
+// files, "sha256-…" in Nix expressions and flake.lock): the base64 hash of
+// public content, random-looking but no secret.
+func sriDigest(v []byte) bool {
+	for _, p := range [...]string{"sha1-", "sha256-", "sha384-", "sha512-"} {
+		if bytes.HasPrefix(v, []byte(p)) {
+			return true
+		}
+	}
+	return false
 }
 
 // Thresholds of the high-entropy rule.
