@@ -67,6 +67,10 @@ func (s *Server) indexFile(ctx context.Context, _ *mcp.CallToolRequest, in Index
 	// NoWait: an agent is better told "busy, try again" than held for the minutes
 	// another process's full index can take.
 	sum, err := index.New(s.cfg.DB, s.cfg.Embedder).Index(ctx, b.Root, index.Options{Paths: []string{p}, NoWait: true})
+	if errors.Is(err, index.ErrBusy) {
+		// The CLI's advice (--no-wait) means nothing to an agent.
+		return out, fmt.Errorf("index_file %s: another index of the repository is running (the watcher's or another process's); call index_file again when it has finished", p)
+	}
 	if err != nil {
 		return out, fmt.Errorf("index_file %s: %w", p, err)
 	}
