@@ -47,12 +47,12 @@ test-go:
 
 # The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of
 # SOAK_STEPS random changes, each run compared row for row with a clean index,
-# and a branch switch stopped at every progress report.
+# a branch switch stopped at every progress report, and real spelunk index processes killed.
 SOAK_STEPS ?= 200
 SOAK_SEEDS ?= 25
 soak: setup
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) env SPELUNK_SOAK=$(SOAK_STEPS) SPELUNK_SOAK_SEEDS=$(SOAK_SEEDS) \
-		$(GO) test -count=1 -timeout 12h -v -run 'TestIncrementalEqualsClean|TestInterruptedRunIsRepaired' ./engine/index/
+		$(GO) test -count=1 -timeout 12h -v -run 'TestIncrementalEqualsClean|TestInterruptedRunIsRepaired|TestKilledIndexEqualsClean' ./engine/index/
 
 # Benchmarks against DESIGN.md §10 (figures, not pass/fail): indexing and search on
 # a $GOROOT/src corpus, saved -> searchable with the watcher, memory at 50k memories,

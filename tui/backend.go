@@ -69,6 +69,10 @@ type RepoStatus struct {
 	Files       int
 	Symbols     int
 	Pending     int // symbols waiting for an embedding
+	// Incomplete is pg.Repository.Incomplete once a run has started: the last
+	// run stopped before it finished (or is still running), so answers may be
+	// missing results (issue 36, 5).
+	Incomplete string
 }
 
 // Progress is a snapshot of an indexing run.

@@ -233,6 +233,31 @@ func (m *Model) syncSegs() []barSeg {
 	return out
 }
 
+// freshSeg is the status bar's word on the index: incomplete (the last run
+// stopped before it finished: pg.Repository.Incomplete's warning, which the
+// CLI and MCP give too), stale, or fresh. It renders the status last fetched,
+// off the Update path, so it never waits on the database.
+func (m *Model) freshSeg() barSeg {
+	th, bar, st := m.th, m.th.StatusBar, m.status
+	reindex := th.StatusKey.Render(" R") + bar.Render(" re-index ")
+	if st.Incomplete != "" {
+		return barSeg{bar.Foreground(th.P.Warn).Render("⚠ "+render.Truncate(st.Incomplete, 72)) + reindex, 0}
+	}
+	if !st.Stale {
+		return barSeg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1}
+	}
+	text := "⚠ stale: " + render.Truncate(st.StaleReason, 40)
+	switch {
+	case st.StaleFiles == 1:
+		text = "⚠ 1 stale file"
+	case st.StaleFiles > 1:
+		text = fmt.Sprintf("⚠ %d stale files", st.StaleFiles)
+	case st.StaleReason == "":
+		text = "⚠ stale"
+	}
+	return barSeg{bar.Foreground(th.P.Warn).Render(text) + reindex, 0}
+}
+
 // statusBar is the last line: repository, revision and freshness (or indexing
 // progress), embedding model, database, and the last error or note. Segments are
 // dropped from the least important when the width is short.
@@ -267,20 +292,7 @@ func (m *Model) statusBar() string {
 			rev = "@working tree"
 		}
 		segs = append(segs, barSeg{bar.Render(rev + " "), 1})
-		if st.Stale {
-			text := "⚠ stale: " + render.Truncate(st.StaleReason, 40)
-			switch {
-			case st.StaleFiles == 1:
-				text = "⚠ 1 stale file"
-			case st.StaleFiles > 1:
-				text = fmt.Sprintf("⚠ %d stale files", st.StaleFiles)
-			case st.StaleReason == "":
-				text = "⚠ stale"
-			}
-			segs = append(segs, barSeg{bar.Foreground(th.P.Warn).Render(text) + th.StatusKey.Render(" R") + bar.Render(" re-index "), 0})
-		} else {
-			segs = append(segs, barSeg{bar.Foreground(th.P.Good).Render("✓ fresh "), 1})
-		}
+		segs = append(segs, m.freshSeg())
 		if w := m.watchView(); w != "" {
 			segs = append(segs, barSeg{w, 2})
 		}

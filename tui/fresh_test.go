@@ -1,6 +1,7 @@
 package tui_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,5 +60,30 @@ func TestFlowStaleFiles(t *testing.T) {
 	}
 	if r, ok := m.Search().Selected(); !ok || r.Name != "IsEligibleForRefund" || r.Revision != "working-tree" {
 		t.Errorf("selected after R: %s revision %s; want IsEligibleForRefund from the working tree", r.Name, r.Revision)
+	}
+}
+
+// TestFlowIncompleteIndex runs the real program over an index whose last run
+// stopped before it finished: the status bar gives pg.Repository.Incomplete's
+// warning (the CLI's and MCP's), not only "⚠ stale: the last run did not
+// finish", from the status fetched off the Update path, and R, a run that
+// finishes, clears it (issue 36, 5).
+func TestFlowIncompleteIndex(t *testing.T) {
+	env := tuitest.Open(t, true)
+	if _, err := env.DB.Pool.Exec(context.Background(), `UPDATE repositories SET indexing_started = now()`); err != nil {
+		t.Fatal(err)
+	}
+	cfg := tuitest.Config(t)
+	cfg.StatusEvery = 20 * time.Millisecond
+	tm := teatest.NewTestModel(t, tui.New(env.Backend, cfg), teatest.WithInitialTermSize(160, 40))
+	waitScreen(t, tm, "shop @", "⚠ index incomplete: the last run, started", "R re-index")
+
+	tm.Send(key(tea.KeyEsc)) // out of the query box, so R reaches the root
+	tm.Send(runes("R"))
+	waitScreen(t, tm, "✓ fresh")
+	tm.Send(runes("q"))
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*tui.Model)
+	if st := m.Status(); st.Incomplete != "" {
+		t.Errorf("status after R: incomplete %q; want none once a run finished", st.Incomplete)
 	}
 }

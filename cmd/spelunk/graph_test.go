@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -194,5 +195,37 @@ func TestAnswersFromAnIncompleteIndexSaySo(t *testing.T) {
 	}
 	if _, _, errOut := spelunk(t, "callers", "Backoff", "--repo", repo); !strings.Contains(errOut, "index incomplete: no run has finished") {
 		t.Errorf("callers when no run finished: stderr %q", errOut)
+	}
+}
+
+// TestJSONFromAnIncompleteIndexSaysSo: with --json the reading commands
+// open with a line {"index_incomplete": WHY} of their own when the last run
+// did not finish, whether their output is one document (search, show) or
+// JSON lines (callers, symbols), so a script sees what stderr tells a person;
+// from a complete index the output is unchanged (issue 36, 5).
+func TestJSONFromAnIncompleteIndexSaysSo(t *testing.T) {
+	url, repo := indexedFixture(t)
+	db := pgtest.OpenTenant(t, url, pg.DefaultTenant)
+	cmds := [][]string{{"callers", "Backoff"}, {"search", "refund"}, {"show", "Backoff"}, {"symbols", "--path", "billing/refund.go"}}
+	for _, args := range cmds {
+		_, out, _ := spelunk(t, append(args, "--repo", repo, "--json")...)
+		if strings.Contains(out, "index_incomplete") {
+			t.Fatalf("%s --json from a complete index: %s", args[0], out)
+		}
+	}
+	if _, err := db.Pool.Exec(context.Background(), `UPDATE repositories SET indexing_started = now()`); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range cmds {
+		code, out, errOut := spelunk(t, append(args, "--repo", repo, "--json")...)
+		first, rest, _ := strings.Cut(out, "\n")
+		var head map[string]any
+		if err := json.Unmarshal([]byte(first), &head); code != 0 || err != nil || len(head) != 1 ||
+			!strings.HasPrefix(fmt.Sprint(head["index_incomplete"]), "index incomplete: the last run") {
+			t.Errorf("%s --json after a stopped run: exit %d, first line %q (%v), stderr %q", args[0], code, first[:min(len(first), 120)], err, errOut)
+		}
+		if rest == "" || !json.Valid([]byte(strings.SplitN(rest, "\n", 2)[0])) {
+			t.Errorf("%s --json after a stopped run: no answer after the warning: %.120q", args[0], rest)
+		}
 	}
 }

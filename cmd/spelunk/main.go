@@ -75,7 +75,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&g.db, "db", "", "PostgreSQL URL (default $SPELUNK_DATABASE_URL, else the embedded cluster)")
 	pf.Var(repoFlag{g}, "repo", "repository directory (default: the git top level of the current directory); spelunk mcp, spelunk search and the UI take several")
 	pf.StringVar(&g.tenant, "tenant", envOr("SPELUNK_TENANT", "default"), "tenant (row-level security scope)")
-	pf.BoolVar(&g.json, "json", false, "machine-readable output")
+	pf.BoolVar(&g.json, "json", false, "machine-readable output (from an index whose last run did not finish, a first line {\"index_incomplete\": WHY})")
 	pf.StringVar(&g.cache, "cache", os.Getenv("SPELUNK_CACHE"), "memory cache file, or off (default $SPELUNK_CACHE, else one under $XDG_CACHE_HOME/spelunk/ for a --db URL)")
 	pf.BoolVar(&g.offline, "offline", false, "serve memory from the local cache only (no database round trip)")
 	g.embed.register(pf)

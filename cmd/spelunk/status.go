@@ -234,10 +234,30 @@ func openRepo(cmd *cobra.Command, g *globals) (*pg.DB, pg.Repository, error) {
 		db.Close()
 		return nil, rec, notIndexed(root, err)
 	}
-	if w := rec.Incomplete(); w != "" {
-		fmt.Fprintln(os.Stderr, "warning: "+w)
+	if err := warnIncomplete(g, rec); err != nil {
+		db.Close()
+		return nil, rec, err
 	}
 	return db, rec, nil
+}
+
+// warnIncomplete gives pg.Repository.Incomplete's warning, when there is one,
+// on standard error for a person and, with --json, as the first line of
+// standard output, {"index_incomplete": WHY}, a document of its own before
+// the command's usual output, for a script (issue 36, 5): the same key an MCP
+// answer opens with.
+func warnIncomplete(g *globals, rec pg.Repository) error {
+	w := rec.Incomplete()
+	if w == "" {
+		return nil
+	}
+	fmt.Fprintln(os.Stderr, "warning: "+w)
+	if !g.json {
+		return nil
+	}
+	return json.NewEncoder(os.Stdout).Encode(struct {
+		IndexIncomplete string `json:"index_incomplete"`
+	}{w})
 }
 
 // printSizes prints the tables' disk use, largest first, then the database's

@@ -214,8 +214,17 @@ func (e *Engine) Status(ctx context.Context) (tui.RepoStatus, error) {
 	return tui.RepoStatus{
 		Name: st.Name, Root: st.Root, Revision: st.LastCommit, WorkingTree: st.WorkingTree, Head: st.Head,
 		Indexed: st.LastIndexedAt != nil, Stale: st.Stale, StaleReason: st.StaleReason, StaleFiles: st.StaleFiles, Model: model,
-		Files: st.Files, Symbols: st.Symbols, Pending: st.PendingEmbedding,
+		Files: st.Files, Symbols: st.Symbols, Pending: st.PendingEmbedding, Incomplete: incomplete(rec),
 	}, nil
+}
+
+// incomplete is rec's warning once a run has started: a repository no run
+// ever started for already reads "never indexed".
+func incomplete(rec pg.Repository) string {
+	if rec.IndexingStarted == nil {
+		return ""
+	}
+	return rec.Incomplete()
 }
 
 // SyncStatus is the memory cache's queue and last sync error (nothing without

@@ -1,0 +1,206 @@
+package index_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestKilledIndexEqualsClean is the differential test with real kills (issue
+// 36): random changes to the fixture (indextest.Ops), each followed by a real
+// `spelunk index` process (the binary built from this tree) that is sent
+// SIGKILL or SIGINT, in turn, at a random point of its run, then run again to
+// the end; after every step the index is compared row for row with a clean
+// one of the same tree. A signal that lands after the run finished is counted
+// apart: the step still checks the run that follows.
+//
+// make test runs one seed of 6 steps; SPELUNK_SOAK=steps (make soak) runs
+// SPELUNK_SOAK_SEEDS seeds (default 5) of that many steps.
+func TestKilledIndexEqualsClean(t *testing.T) {
+	seeds, steps := []uint64{7}, 6
+	if n, err := strconv.Atoi(os.Getenv("SPELUNK_SOAK")); err == nil && n > 0 {
+		count, _ := strconv.Atoi(os.Getenv("SPELUNK_SOAK_SEEDS"))
+		seeds, steps = nil, n
+		for s := range max(count, 5) {
+			seeds = append(seeds, uint64(300+s))
+		}
+	}
+	bin := spelunkBinary(t)
+	var total killTally
+	for _, seed := range seeds {
+		k, err := replayKilled(t, bin, seed, indextest.Ops(seed, steps))
+		total.add(k)
+		if err != nil {
+			t.Fatalf("seed %d: %v (after %s)", seed, err, k)
+		}
+	}
+	t.Logf("%d seeds, %d steps: %s, 0 rows differ", len(seeds), total.steps, total)
+}
+
+// killTally counts the signals sent and where they landed.
+type killTally struct {
+	steps, killed, interrupted, late int
+}
+
+func (k *killTally) add(o killTally) {
+	k.steps, k.killed, k.interrupted, k.late = k.steps+o.steps, k.killed+o.killed, k.interrupted+o.interrupted, k.late+o.late
+}
+
+func (k killTally) String() string {
+	return fmt.Sprintf("%d runs killed (SIGKILL), %d interrupted (SIGINT), %d signals after the run finished",
+		k.killed, k.interrupted, k.late)
+}
+
+// replayKilled applies ops to a fresh copy of the fixture; after each, a run
+// of the binary is signalled at a random point and run again, and the index
+// compared with a clean one.
+func replayKilled(t *testing.T, bin string, seed uint64, ops []indextest.Op) (killTally, error) {
+	t.Helper()
+	var k killTally
+	tree := indextest.NewTree(t, indextest.Repo(t))
+	url := pgtest.URL(t)
+	db, cleanDB := pgtest.OpenTenant(t, url, pg.DefaultTenant), pgtest.Open(t)
+	start := time.Now()
+	if out, err := indexCmd(bin, url, tree.Root, false).CombinedOutput(); err != nil {
+		return k, fmt.Errorf("first run: %v\n%s", err, out)
+	}
+	last := time.Since(start) // how long the last run took: the next signal lands within it
+	rng := rand.New(rand.NewPCG(seed, 0x6b111))
+	for i, o := range ops {
+		did := tree.Apply(o)
+		wt := o.R[4] < 0.6
+		sig := []syscall.Signal{syscall.SIGKILL, syscall.SIGINT}[i%2]
+		landed, err := signalRun(bin, url, tree.Root, wt, sig, time.Duration(rng.Float64()*float64(last)))
+		if err != nil {
+			return k, fmt.Errorf("step %d (%s): %v", i, did, err)
+		}
+		k.count(sig, landed)
+		start = time.Now()
+		if out, err := indexCmd(bin, url, tree.Root, wt).CombinedOutput(); err != nil {
+			return k, fmt.Errorf("step %d (%s): run after %v: %v\n%s", i, did, sig, err, out)
+		}
+		last = time.Since(start)
+		k.steps++
+		tree.ResetTouched()
+		want := cleanRows(t, cleanDB, tree.Root, index.Options{WorkingTree: wt})
+		if d := indextest.DiffRows(indextest.Rows(t, db, repoID(t, db, tree.Root)), want, 30); d != "" {
+			return k, fmt.Errorf("step %d (%s), run %v (landed %v), then a %s run: %s", i, did, sig, landed, runName(wt), d)
+		}
+	}
+	return k, nil
+}
+
+func (k *killTally) count(sig syscall.Signal, landed bool) {
+	switch {
+	case !landed:
+		k.late++
+	case sig == syscall.SIGKILL:
+		k.killed++
+	default:
+		k.interrupted++
+	}
+}
+
+func runName(workingTree bool) string {
+	if workingTree {
+		return "working-tree"
+	}
+	return "HEAD"
+}
+
+// signalRun starts an index run, sends it sig after delay and waits for it;
+// landed says whether the signal stopped it (else it had finished first). A
+// run that fails without being signalled is an error.
+func signalRun(bin, url, root string, workingTree bool, sig syscall.Signal, delay time.Duration) (bool, error) {
+	cmd := indexCmd(bin, url, root, workingTree)
+	out := &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		return false, err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			return false, fmt.Errorf("run before the signal: %v\n%s", err, out)
+		}
+		return false, nil
+	case <-time.After(delay):
+	}
+	_ = cmd.Process.Signal(sig)
+	err := <-done
+	var exit *exec.ExitError
+	if err == nil || !errors.As(err, &exit) {
+		return false, nil // finished before the signal was handled
+	}
+	return true, nil
+}
+
+// indexCmd is `spelunk index root` into url with the tests' hashing embedder.
+func indexCmd(bin, url, root string, workingTree bool) *exec.Cmd {
+	args := []string{"index", root, "--db", url}
+	if workingTree {
+		args = append(args, "--working-tree")
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "SPELUNK_EMBEDDER=hash", "SPELUNK_EMBED_DIMS="+strconv.Itoa(hashing().Dims()), "SPELUNK_CACHE=off")
+	return cmd
+}
+
+func repoID(t *testing.T, db *pg.DB, root string) int64 {
+	t.Helper()
+	rec, err := db.RepositoryByRoot(context.Background(), root)
+	if err != nil {
+		t.Fatalf("repository of %s: %v", root, err)
+	}
+	return rec.ID
+}
+
+// spelunkBinary builds cmd/spelunk from this tree, as cmd/spelunk's tests
+// build theirs: the process killed is the real one.
+func spelunkBinary(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	bin := filepath.Join(t.TempDir(), "spelunk")
+	cmd := exec.Command("go", "build", "-o", bin, "./cmd/spelunk")
+	cmd.Dir = filepath.Join(filepath.Dir(file), "..", "..")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// lockedBuffer collects a process's output, written from its copy goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return string(b.buf)
+}
