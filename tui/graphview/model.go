@@ -77,6 +77,14 @@ func (m *Model) Label() string {
 	return "graph " + m.t.label
 }
 
+// RootID is the symbol the graph is rooted at (0 for a file root or none).
+func (m *Model) RootID() int64 {
+	if m.t == nil || m.t.root == nil || m.t.root.kind != kindSymbol {
+		return 0
+	}
+	return m.t.root.sym.ID
+}
+
 // Open replaces the tree with one rooted as r asks, r.Rel expanded.
 func (m *Model) Open(r event.OpenGraphMsg) tea.Cmd {
 	m.gen++
