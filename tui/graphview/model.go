@@ -261,11 +261,31 @@ func (m *Model) expand(n *node) tea.Cmd {
 		return nil
 	}
 	n.expanded = true
-	defer m.refresh()
+	defer m.reveal(n)
 	if n.loaded || n.loading {
 		return nil
 	}
 	return m.load(n)
+}
+
+// reveal refreshes the rows and scrolls so that n's children show below it,
+// as many as fit with n still on screen: a node expanded on the last row
+// would otherwise open out of sight (issue 40).
+func (m *Model) reveal(n *node) {
+	m.refresh()
+	at, last := -1, -1
+	for i, r := range m.rows {
+		if r.n == n {
+			at, last = i, i
+		} else if at >= 0 && r.n.within(n) {
+			last = i
+		}
+	}
+	body := m.bodyHeight()
+	if at < 0 || body <= 0 || last < m.top+body {
+		return
+	}
+	m.top = max(0, min(at, last-body+1))
 }
 
 // expandHop expands every expandable child of n (loading them), so one key walks
@@ -354,6 +374,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	if len(n.children) == 0 {
 		m.t.add(n, &node{kind: kindNote, name: "(none)"})
+	}
+	if n.expanded {
+		m.reveal(n)
+		return nil
 	}
 	m.refresh()
 	return nil
