@@ -35,11 +35,14 @@ type Model struct {
 
 	w, h int
 
-	gen    uint64
-	t      *tree
-	rows   []row
-	cursor int
-	top    int
+	gen uint64
+	// revealing is the node the user last expanded: its children are scrolled
+	// into view when they load (open).
+	revealing *node
+	t         *tree
+	rows      []row
+	cursor    int
+	top       int
 }
 
 // New returns the pane.
@@ -183,7 +186,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.move(len(m.rows))
 	case key.Matches(msg, k.Expand):
 		if !n.expanded {
-			return m.expand(n)
+			return m.open(n)
 		}
 		if len(n.children) > 0 {
 			m.move(1) // already open: step into it
@@ -202,7 +205,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Reload):
 		if n.expandable() {
 			n.children, n.loaded, n.expanded = nil, false, false
-			return m.expand(n)
+			return m.open(n)
 		}
 	case key.Matches(msg, k.Open):
 		switch n.kind {
@@ -252,7 +255,7 @@ func (m *Model) toggle(n *node) tea.Cmd {
 		}
 		return nil
 	}
-	return m.expand(n)
+	return m.open(n)
 }
 
 // expand opens n, loading its children first when they are not loaded yet.
@@ -261,11 +264,21 @@ func (m *Model) expand(n *node) tea.Cmd {
 		return nil
 	}
 	n.expanded = true
-	defer m.reveal(n)
+	defer m.refresh()
 	if n.loaded || n.loading {
 		return nil
 	}
 	return m.load(n)
+}
+
+// open expands n at the user's request and shows its children, now or when
+// they arrive. (One hop over a level, e, scrolls nothing: the order its loads
+// finish in would decide where the view ends.)
+func (m *Model) open(n *node) tea.Cmd {
+	cmd := m.expand(n)
+	m.revealing = n
+	m.reveal(n)
+	return cmd
 }
 
 // reveal refreshes the rows and scrolls so that n's children show below it,
@@ -375,7 +388,7 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	if len(n.children) == 0 {
 		m.t.add(n, &node{kind: kindNote, name: "(none)"})
 	}
-	if n.expanded {
+	if n == m.revealing && n.expanded {
 		m.reveal(n)
 		return nil
 	}
