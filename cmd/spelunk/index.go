@@ -88,28 +88,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(sum)
 			}
-			for _, n := range sum.Notes {
-				fmt.Fprintln(os.Stderr, "note:", n)
-			}
-			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 && len(opts.Paths) > 0 {
-				fmt.Printf("%s: nothing changed in the %d files given\n", sum.Repository, len(opts.Paths))
-				return nil
-			}
-			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 {
-				fmt.Printf("%s: nothing changed at %s (%d files, %d skipped; %d symbols, %d edges)\n",
-					sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.FilesSkipped, sum.Symbols, sum.Edges)
-				return nil
-			}
-			if len(opts.Paths) > 0 {
-				fmt.Printf("%s: %d of %d files indexed, %d unchanged, %d deleted, %d skipped, %d embedded in %s\n",
-					sum.Repository, sum.FilesIndexed, len(opts.Paths), sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped,
-					sum.Embedded, (time.Duration(sum.DurationMS) * time.Millisecond).String())
-				return nil
-			}
-			fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",
-				sum.Repository, shortRev(sum.Revision), sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted,
-				sum.FilesSkipped, sum.Symbols, sum.Edges, sum.Embedded, sum.EmbeddingModel,
-				(time.Duration(sum.DurationMS) * time.Millisecond).String())
+			printIndexSummary(sum, len(opts.Paths))
 			return nil
 		},
 	}
@@ -217,4 +196,31 @@ func repoRelative(root string, paths []string) ([]string, error) {
 		out = append(out, filepath.ToSlash(rel))
 	}
 	return out, nil
+}
+
+// printIndexSummary is index's text output: what the run changed, or that
+// nothing did.
+func printIndexSummary(sum index.Summary, paths int) {
+	for _, n := range sum.Notes {
+		fmt.Fprintln(os.Stderr, "note:", n)
+	}
+	if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 && paths > 0 {
+		fmt.Printf("%s: nothing changed in the %d files given\n", sum.Repository, paths)
+		return
+	}
+	if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 {
+		fmt.Printf("%s: nothing changed at %s (%d files, %d skipped; %d symbols, %d edges)\n",
+			sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.FilesSkipped, sum.Symbols, sum.Edges)
+		return
+	}
+	if paths > 0 {
+		fmt.Printf("%s: %d of %d files indexed, %d unchanged, %d deleted, %d skipped, %d embedded in %s\n",
+			sum.Repository, sum.FilesIndexed, paths, sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped,
+			sum.Embedded, (time.Duration(sum.DurationMS) * time.Millisecond).String())
+		return
+	}
+	fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",
+		sum.Repository, shortRev(sum.Revision), sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted,
+		sum.FilesSkipped, sum.Symbols, sum.Edges, sum.Embedded, sum.EmbeddingModel,
+		(time.Duration(sum.DurationMS) * time.Millisecond).String())
 }
