@@ -84,13 +84,19 @@ func (m *Model) breadcrumb() string {
 	return strings.Join(parts, " › ")
 }
 
-// helpLine is the short help of the active pane, then the global keys.
+// helpLine is the short help of the active pane, then the global keys. A
+// pane that takes the keys (a text field, the merge editor) gets them all but
+// ctrl+c: / or q would type a character there, so only ctrl+c is advertised.
 func (m *Model) helpLine() string {
 	if m.showHelp {
 		return m.hlp.ShortHelpView([]key.Binding{m.km.Help, m.km.Quit})
 	}
-	bindings := append(enabled(m.pane(m.active).ShortHelp()), m.km.ShortHelp()...)
-	return m.hlp.ShortHelpView(bindings)
+	p := m.pane(m.active)
+	global := m.km.ShortHelp()
+	if p.Capturing() {
+		global = []key.Binding{m.km.ForceQuit}
+	}
+	return m.hlp.ShortHelpView(append(enabled(p.ShortHelp()), global...))
 }
 
 func enabled(bs []key.Binding) []key.Binding {

@@ -82,6 +82,8 @@ type Model struct {
 
 	w, h   int
 	active event.Pane
+	// symbolAfterGraph: a symbol was opened since the graph was last drawn (toGraph).
+	symbolAfterGraph bool
 
 	search    *searchview.Model
 	symbol    *symbolview.Model
@@ -264,9 +266,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case event.OpenSymbolMsg:
+		m.symbolAfterGraph = true
 		m.push()
 		return m, tea.Batch(m.setActive(event.Symbol), m.symbol.Open(msg.ID, msg.Path, msg.Line))
 	case event.OpenGraphMsg:
+		m.symbolAfterGraph = false
 		m.push()
 		return m, tea.Batch(m.setActive(event.Graph), m.graph.Open(msg))
 	case statusMsg:
@@ -325,7 +329,7 @@ func (m *Model) onKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, m.km.Tab2):
 		return m.setActive(event.Symbol)
 	case key.Matches(k, m.km.Tab3):
-		return m.setActive(event.Graph)
+		return m.toGraph()
 	case key.Matches(k, m.km.Tab4):
 		return m.setActive(event.Conflicts)
 	case key.Matches(k, m.km.Tab5):
@@ -391,6 +395,17 @@ func (m *Model) setActive(p event.Pane) tea.Cmd {
 		return tea.Batch(m.conflicts.Refresh(), m.conflicts.Ensure())
 	}
 	return nil
+}
+
+// toGraph shows the Graph pane. When a symbol was opened after the graph was
+// drawn, the graph is redrawn for it (its callers): 3 shows the graph of the
+// symbol in view, not the one left from before (issue 40).
+func (m *Model) toGraph() tea.Cmd {
+	g, ok := m.symbol.GraphRequest(event.Callers)
+	if !ok || !m.symbolAfterGraph || m.graph.RootID() == g.SymbolID {
+		return m.setActive(event.Graph)
+	}
+	return func() tea.Msg { return g }
 }
 
 // push remembers the current place before a navigation.

@@ -112,7 +112,7 @@ func newWalkCmd(g *globals, v walkVerb) *cobra.Command {
 					}
 					continue
 				}
-				fmt.Printf("%s%s  %s:%d  %s%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, revMark(n.Symbol), confidenceMark(n))
+				fmt.Printf("%s%s  %s:%d  %s%s%s\n", strings.Repeat("  ", n.Depth), n.QualifiedName, n.Path, n.StartLine, revMark(n.Symbol), edgeMark(n), confidenceMark(n))
 			}
 			if !g.json && dir == graph.Callees && len(w.Unresolved) > 0 {
 				fmt.Printf("  (outside the repository: %s)\n", strings.Join(outsideNames(w), ", "))
@@ -152,6 +152,17 @@ func testsNote(t graph.Tests) string {
 // walkConfidences are the values of --min-confidence, best first (every link
 // resolves to a symbol, so unresolved would filter nothing).
 var walkConfidences = []string{string(graph.Exact), string(graph.Inferred), string(graph.Ambiguous)}
+
+// edgeMark is the text output's tag of a link that is not a call or a field
+// access: "  [inherits]", "  [implements]", "  [references]" (a subclass among
+// a class's callers would otherwise read as a caller).
+func edgeMark(n graph.Node) string {
+	switch n.Kind {
+	case "", "calls", "reads", "writes":
+		return ""
+	}
+	return "  [" + n.Kind + "]"
+}
 
 // confidenceMark is the text output's tag of a link not known exactly:
 // "  [inferred]", "  [ambiguous: 3 candidates]"; exact links carry none.

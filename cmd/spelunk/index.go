@@ -28,7 +28,11 @@ func newIndexCmd(g *globals) *cobra.Command {
 		Short: "Index a repository (default: the current one) at HEAD, incrementally",
 		Long: "Index DIR (or --repo, or the current repository) at HEAD: symbols cut by tree-sitter, the call/import\n" +
 			"graph and embeddings. Only files whose content changed since the last run are re-read; a re-run of the\n" +
-			"same commit changes nothing. --working-tree also indexes uncommitted changes (revision working-tree).",
+			"same commit changes nothing. --working-tree also indexes uncommitted changes (revision working-tree).\n\n" +
+			"Skipped files are those the index keeps no content for (larger than --max-file-bytes, binary, minified,\n" +
+			"generated, a name that is not UTF-8). \"skipped\" (files_skipped in --json) is the repository's total, the\n" +
+			"number status shows, whether this run or an earlier one skipped them; files_skipped_now counts those this\n" +
+			"run read and skipped. With --file both count the given files only.",
 		Args: rangeArgs(0, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
@@ -84,28 +88,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(sum)
 			}
-			for _, n := range sum.Notes {
-				fmt.Fprintln(os.Stderr, "note:", n)
-			}
-			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.FilesSkipped == 0 && sum.Embedded == 0 && len(opts.Paths) > 0 {
-				fmt.Printf("%s: nothing changed in the %d files given\n", sum.Repository, len(opts.Paths))
-				return nil
-			}
-			if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.FilesSkipped == 0 && sum.Embedded == 0 {
-				fmt.Printf("%s: nothing changed at %s (%d files, %d symbols, %d edges)\n",
-					sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.Symbols, sum.Edges)
-				return nil
-			}
-			if len(opts.Paths) > 0 {
-				fmt.Printf("%s: %d of %d files indexed, %d unchanged, %d deleted, %d skipped, %d embedded in %s\n",
-					sum.Repository, sum.FilesIndexed, len(opts.Paths), sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped,
-					sum.Embedded, (time.Duration(sum.DurationMS) * time.Millisecond).String())
-				return nil
-			}
-			fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",
-				sum.Repository, shortRev(sum.Revision), sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted,
-				sum.FilesSkipped, sum.Symbols, sum.Edges, sum.Embedded, sum.EmbeddingModel,
-				(time.Duration(sum.DurationMS) * time.Millisecond).String())
+			printIndexSummary(sum, len(opts.Paths))
 			return nil
 		},
 	}
@@ -113,7 +96,7 @@ func newIndexCmd(g *globals) *cobra.Command {
 	f.BoolVar(&opts.Full, "full", false, "re-index and re-embed every file (the old rows serve searches until each file is replaced)")
 	f.BoolVar(&opts.NoWait, "no-wait", false, "fail instead of waiting when another index of the repository is running")
 	f.BoolVar(&opts.WorkingTree, "working-tree", false, "also index uncommitted changes (marked revision working-tree)")
-	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this")
+	f.Int64Var(&opts.MaxFileBytes, "max-file-bytes", 1<<20, "skip files larger than this (counted under skipped, here and in status)")
 	f.IntVar(&opts.Workers, "workers", 0, "parse workers (default: one per core)")
 	f.StringArrayVar(&files, "file", nil, "index just this file as it is on disk (repeatable; a deleted file loses its rows); the rest stays as indexed")
 	f.BoolVar(&opts.AllowSystemDirs, "force", false, "index /, /proc, /sys or /dev anyway (refused by default: device files and the kernel's own files)")
@@ -213,4 +196,31 @@ func repoRelative(root string, paths []string) ([]string, error) {
 		out = append(out, filepath.ToSlash(rel))
 	}
 	return out, nil
+}
+
+// printIndexSummary is index's text output: what the run changed, or that
+// nothing did.
+func printIndexSummary(sum index.Summary, paths int) {
+	for _, n := range sum.Notes {
+		fmt.Fprintln(os.Stderr, "note:", n)
+	}
+	if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 && paths > 0 {
+		fmt.Printf("%s: nothing changed in the %d files given\n", sum.Repository, paths)
+		return
+	}
+	if sum.FilesIndexed == 0 && sum.FilesDeleted == 0 && sum.SkippedNow == 0 && sum.Embedded == 0 {
+		fmt.Printf("%s: nothing changed at %s (%d files, %d skipped; %d symbols, %d edges)\n",
+			sum.Repository, shortRev(sum.Revision), sum.FilesUnchanged, sum.FilesSkipped, sum.Symbols, sum.Edges)
+		return
+	}
+	if paths > 0 {
+		fmt.Printf("%s: %d of %d files indexed, %d unchanged, %d deleted, %d skipped, %d embedded in %s\n",
+			sum.Repository, sum.FilesIndexed, paths, sum.FilesUnchanged, sum.FilesDeleted, sum.FilesSkipped,
+			sum.Embedded, (time.Duration(sum.DurationMS) * time.Millisecond).String())
+		return
+	}
+	fmt.Printf("%s at %s: %d files indexed, %d unchanged, %d deleted, %d skipped; %d symbols, %d edges, %d embedded (%s) in %s\n",
+		sum.Repository, shortRev(sum.Revision), sum.FilesIndexed, sum.FilesUnchanged, sum.FilesDeleted,
+		sum.FilesSkipped, sum.Symbols, sum.Edges, sum.Embedded, sum.EmbeddingModel,
+		(time.Duration(sum.DurationMS) * time.Millisecond).String())
 }

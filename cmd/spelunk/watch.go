@@ -117,8 +117,8 @@ func indexedLine(ev watch.Event) string {
 	if s.FilesDeleted > 0 {
 		parts = append(parts, fmt.Sprintf("%d deleted", s.FilesDeleted))
 	}
-	if s.FilesSkipped > 0 {
-		parts = append(parts, fmt.Sprintf("%d skipped", s.FilesSkipped))
+	if s.SkippedNow > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped", s.SkippedNow))
 	}
 	if len(parts) == 0 {
 		parts = append(parts, "no file changed")

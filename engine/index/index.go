@@ -113,13 +113,19 @@ func (p Progress) ETA() time.Duration {
 
 // Summary is the result of a run, in the JSON shape of docs/ARCHITECTURE.md §11.
 type Summary struct {
-	Repository       string `json:"repository"`
-	RepositoryID     int64  `json:"repository_id"`
-	Revision         string `json:"revision"`
-	FilesIndexed     int    `json:"files_indexed"`
-	FilesUnchanged   int    `json:"files_unchanged"`
-	FilesDeleted     int    `json:"files_deleted"`
-	FilesSkipped     int    `json:"files_skipped"`
+	Repository     string `json:"repository"`
+	RepositoryID   int64  `json:"repository_id"`
+	Revision       string `json:"revision"`
+	FilesIndexed   int    `json:"files_indexed"`
+	FilesUnchanged int    `json:"files_unchanged"`
+	FilesDeleted   int    `json:"files_deleted"`
+	// FilesSkipped counts the files at this revision the index keeps no
+	// content for (too large, binary, generated, a name that is not UTF-8):
+	// the repository's total, as status shows it, whether this run or an
+	// earlier one skipped them; after a run over given paths, those among them.
+	FilesSkipped int `json:"files_skipped"`
+	// SkippedNow counts the files this run read and skipped.
+	SkippedNow       int    `json:"files_skipped_now"`
 	Symbols          int    `json:"symbols"` // repository totals; 0 after a run over given paths
 	Edges            int    `json:"edges"`
 	Embedded         int    `json:"embedded"`

@@ -39,6 +39,7 @@ type run struct {
 	// resolves them without their lookup indexes (pg.DeferEdgeIndexes).
 	edgesDeferred bool
 	side          *sideBuilds // the index builds beside the resolution (load starts them)
+	badNames      int         // files left out: the name is not valid UTF-8 (dropBadNames)
 }
 
 // BulkRunFiles is the size of a run (files written or deleted) from which its
@@ -88,7 +89,10 @@ func (r *run) execute(ctx context.Context) error {
 	}
 	p := r.prog.snapshot()
 	r.sum.FilesIndexed = p.FilesDone - p.FilesSkipped
-	r.sum.FilesSkipped += p.FilesSkipped // plus the bad names (dropBadNames)
+	r.sum.SkippedNow += p.FilesSkipped // plus the bad names (dropBadNames)
+	if err := r.countSkipped(ctx); err != nil {
+		return err
+	}
 	r.sum.Embedded = p.Embedded
 	if r.emb.unavailable != nil {
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("embedder unavailable (%v): %d symbols wait for embedding; the next run fills them", r.emb.unavailable, r.sum.PendingEmbedding))
@@ -372,9 +376,24 @@ func dropBadNames[F any](r *run, files []F, path func(F) string) []F {
 		kept = append(kept, f)
 	}
 	if len(bad) > 0 {
-		r.sum.FilesSkipped += len(bad)
+		r.sum.SkippedNow += len(bad)
+		r.badNames += len(bad)
 		r.sum.Notes = append(r.sum.Notes, fmt.Sprintf("%d file(s) skipped: the name is not valid UTF-8: %s",
 			len(bad), strings.Join(bad[:min(len(bad), 5)], ", ")))
 	}
 	return kept
+}
+
+// countSkipped sets the summary's FilesSkipped: after a whole run, every file
+// of the repository the index holds no content for, the number status shows
+// (plus the names no row can hold); after a run over given paths, those of
+// this run.
+func (r *run) countSkipped(ctx context.Context) error {
+	if len(r.opts.Paths) > 0 {
+		r.sum.FilesSkipped = r.sum.SkippedNow
+		return nil
+	}
+	n, err := r.w.skippedCount(ctx)
+	r.sum.FilesSkipped = n + r.badNames
+	return err
 }

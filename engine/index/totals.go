@@ -80,3 +80,14 @@ func (w *writer) pendingCount(ctx context.Context) (int, error) {
 	}
 	return n, nil
 }
+
+// skippedCount counts the files of the repository the index keeps no content
+// for (too large, binary, generated...): the files status lists as skipped.
+func (w *writer) skippedCount(ctx context.Context) (int, error) {
+	var n int
+	if err := w.db.Pool.QueryRow(ctx, `SELECT count(*) FROM files WHERE repository_id = $1 AND status = 'skipped'`,
+		w.repoID).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count skipped files: %w", err)
+	}
+	return n, nil
+}

@@ -155,6 +155,20 @@ func find(ctx context.Context, db *pg.DB, repoID int64, name, path string, field
 	if strings.TrimSpace(name) == "" {
 		return nil, errors.New("empty symbol name")
 	}
+	out, err := findNamed(ctx, db, repoID, name, path, fields)
+	if err == nil && len(out) == 0 {
+		out, err = findMember(ctx, db, repoID, name, path, fields)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%q: %w", name, ErrNotFound)
+	}
+	return out, nil
+}
+
+func findNamed(ctx context.Context, db *pg.DB, repoID int64, name, path string, fields bool) ([]Symbol, error) {
 	rows, err := db.Pool.Query(ctx, findSQL, repoID, name, path, fields)
 	if err != nil {
 		return nil, fmt.Errorf("find symbol %q: %w", name, err)
@@ -163,8 +177,28 @@ func find(ctx context.Context, db *pg.DB, repoID int64, name, path string, field
 	if err != nil {
 		return nil, fmt.Errorf("find symbol %q: %w", name, err)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%q: %w", name, ErrNotFound)
+	return out, nil
+}
+
+// findMember resolves a package-qualified member ("index.Builder.Add"): a
+// method's qualified name is "Builder.Add" and its type's "index.Builder",
+// so the name is looked up without its first part and the matches whose
+// parent is the qualified type are kept (issue 40).
+func findMember(ctx context.Context, db *pg.DB, repoID int64, name, path string, fields bool) ([]Symbol, error) {
+	pkg, member, ok := strings.Cut(name, ".")
+	if !ok || pkg == "" || !strings.Contains(member, ".") {
+		return nil, nil
+	}
+	owner, _, _ := cutLast(name, ".")
+	cands, err := findNamed(ctx, db, repoID, member, path, fields)
+	if err != nil {
+		return nil, err
+	}
+	var out []Symbol
+	for _, s := range cands {
+		if strings.EqualFold(s.Parent, owner) {
+			out = append(out, s)
+		}
 	}
 	return out, nil
 }

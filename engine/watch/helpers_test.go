@@ -37,7 +37,7 @@ const patienceUnit = 500 * time.Millisecond
 func writing(runs []Event) []Event {
 	var out []Event
 	for _, r := range runs {
-		if r.Summary.FilesIndexed+r.Summary.FilesDeleted+r.Summary.FilesSkipped > 0 {
+		if r.Summary.FilesIndexed+r.Summary.FilesDeleted+r.Summary.SkippedNow > 0 {
 			out = append(out, r)
 		}
 	}

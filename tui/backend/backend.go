@@ -339,6 +339,9 @@ func (e *Engine) Briefing(ctx context.Context, query string) (memoryview.Briefin
 		return memoryview.Briefing{}, err
 	}
 	out := memoryview.Briefing{OpenConflicts: b.OpenConflicts, Ranking: b.Ranking}
+	if out.StaleMemories, err = e.staleCount(ctx); err != nil {
+		return memoryview.Briefing{}, err
+	}
 	for _, m := range b.Memories {
 		out.Memories = append(out.Memories, memoryview.Memory{ID: m.ID, Kind: string(m.Kind), Author: m.Author,
 			Status: string(m.Status), Content: m.Content, CreatedAt: m.CreatedAt, Score: m.Score, Anchors: anchorLabels(m.Anchors)})

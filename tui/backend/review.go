@@ -85,3 +85,17 @@ func anchorLabels(as []memory.Anchor) []string {
 	}
 	return out
 }
+
+// staleCount counts the stale memories of the review queue (0 for a store
+// without one), so that the Memory tab counts what the Conflicts tab does.
+func (e *Engine) staleCount(ctx context.Context) (int, error) {
+	rs, err := e.reviews()
+	if err != nil {
+		return 0, nil // no review queue: the Conflicts tab lists disputes only
+	}
+	items, err := rs.Review(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("count stale memories: %w", err)
+	}
+	return len(items), nil
+}

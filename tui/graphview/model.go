@@ -35,11 +35,14 @@ type Model struct {
 
 	w, h int
 
-	gen    uint64
-	t      *tree
-	rows   []row
-	cursor int
-	top    int
+	gen uint64
+	// revealing is the node the user last expanded: its children are scrolled
+	// into view when they load (open).
+	revealing *node
+	t         *tree
+	rows      []row
+	cursor    int
+	top       int
 }
 
 // New returns the pane.
@@ -75,6 +78,14 @@ func (m *Model) Label() string {
 		return "graph"
 	}
 	return "graph " + m.t.label
+}
+
+// RootID is the symbol the graph is rooted at (0 for a file root or none).
+func (m *Model) RootID() int64 {
+	if m.t == nil || m.t.root == nil || m.t.root.kind != kindSymbol {
+		return 0
+	}
+	return m.t.root.sym.ID
 }
 
 // Open replaces the tree with one rooted as r asks, r.Rel expanded.
@@ -175,7 +186,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.move(len(m.rows))
 	case key.Matches(msg, k.Expand):
 		if !n.expanded {
-			return m.expand(n)
+			return m.open(n)
 		}
 		if len(n.children) > 0 {
 			m.move(1) // already open: step into it
@@ -194,7 +205,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Reload):
 		if n.expandable() {
 			n.children, n.loaded, n.expanded = nil, false, false
-			return m.expand(n)
+			return m.open(n)
 		}
 	case key.Matches(msg, k.Open):
 		switch n.kind {
@@ -244,7 +255,7 @@ func (m *Model) toggle(n *node) tea.Cmd {
 		}
 		return nil
 	}
-	return m.expand(n)
+	return m.open(n)
 }
 
 // expand opens n, loading its children first when they are not loaded yet.
@@ -258,6 +269,36 @@ func (m *Model) expand(n *node) tea.Cmd {
 		return nil
 	}
 	return m.load(n)
+}
+
+// open expands n at the user's request and shows its children, now or when
+// they arrive. (One hop over a level, e, scrolls nothing: the order its loads
+// finish in would decide where the view ends.)
+func (m *Model) open(n *node) tea.Cmd {
+	cmd := m.expand(n)
+	m.revealing = n
+	m.reveal(n)
+	return cmd
+}
+
+// reveal refreshes the rows and scrolls so that n's children show below it,
+// as many as fit with n still on screen: a node expanded on the last row
+// would otherwise open out of sight (issue 40).
+func (m *Model) reveal(n *node) {
+	m.refresh()
+	at, last := -1, -1
+	for i, r := range m.rows {
+		if r.n == n {
+			at, last = i, i
+		} else if at >= 0 && r.n.within(n) {
+			last = i
+		}
+	}
+	body := m.bodyHeight()
+	if at < 0 || body <= 0 || last < m.top+body {
+		return
+	}
+	m.top = max(0, min(at, last-body+1))
 }
 
 // expandHop expands every expandable child of n (loading them), so one key walks
@@ -346,6 +387,10 @@ func (m *Model) onLoaded(msg loadedMsg) tea.Cmd {
 	}
 	if len(n.children) == 0 {
 		m.t.add(n, &node{kind: kindNote, name: "(none)"})
+	}
+	if n == m.revealing && n.expanded {
+		m.reveal(n)
+		return nil
 	}
 	m.refresh()
 	return nil

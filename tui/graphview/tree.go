@@ -257,3 +257,13 @@ func (t *tree) flatten() []row {
 	walk(t.root, "", true, true)
 	return out
 }
+
+// within reports whether n lies under a (a descendant, not a itself).
+func (n *node) within(a *node) bool {
+	for p := n.parent; p != nil; p = p.parent {
+		if p == a {
+			return true
+		}
+	}
+	return false
+}

@@ -24,6 +24,9 @@ type Briefing struct {
 	Nuggets       []Nugget
 	State         *State
 	OpenConflicts int
+	// StaleMemories counts the memories whose anchored code changed: they wait
+	// in the Conflicts queue beside the conflicts, and its tab counts both.
+	StaleMemories int
 	// Ranking is "similarity" (ranked by a query) or "recent".
 	Ranking string
 }
@@ -321,8 +324,8 @@ func (m *Model) layout() {
 		return
 	}
 	b := m.brief
-	conf := fmt.Sprintf("%d open conflicts", b.OpenConflicts)
-	if b.OpenConflicts > 0 {
+	conf := reviewCount(b)
+	if b.OpenConflicts+b.StaleMemories > 0 {
 		add(th.Warn.Render("● "+conf) + th.Faint.Render("  (4 opens the queue)"))
 	} else {
 		add(th.Good.Render("● no open conflicts"))
@@ -407,4 +410,18 @@ func (m *Model) when(t time.Time) string {
 		return "?"
 	}
 	return t.In(m.cfg.Now().Location()).Format("2006-01-02 15:04")
+}
+
+// reviewCount says what waits in the Conflicts queue, with the number its tab
+// shows: the open conflicts and the stale memories together.
+func reviewCount(b Briefing) string {
+	conf := fmt.Sprintf("%d open conflicts", b.OpenConflicts)
+	if b.StaleMemories == 0 {
+		return conf
+	}
+	stale := fmt.Sprintf("%d stale memories", b.StaleMemories)
+	if b.StaleMemories == 1 {
+		stale = "1 stale memory"
+	}
+	return fmt.Sprintf("%d to review: %s, %s", b.OpenConflicts+b.StaleMemories, conf, stale)
 }

@@ -399,19 +399,62 @@ func (m *Model) previewLines(r search.Result, w, h int) []string {
 	return out
 }
 
+// explainRow is one row of the explain panel; rows with a higher drop give
+// way first when the panel is short, so that "= final" always shows.
+type explainRow struct {
+	text string
+	drop int
+}
+
+// Drop priorities: what is shown last in a short panel.
+const (
+	keep         = iota // the title and the sum's result
+	dropScored          // a channel that ranked the result, a factor that changed it
+	dropUnranked        // a channel that did not rank it (–, off, unavailable)
+	dropNeutral         // a factor of 1.00, which changes nothing
+	dropRule
+	dropNote // the query line and what was unavailable
+)
+
 func (m *Model) explainLines(r search.Result, w, h int) []string {
-	e := r.Explain
-	out := []string{
-		m.th.Title.Render(render.Truncate(fmt.Sprintf("explain · #%d", r.Rank), w)),
-		m.th.Header.Render(render.Truncate(fmt.Sprintf("%-8s %4s %7s %6s %9s", "channel", "rank", "score", "weight", "contrib"), w)),
+	rows := append(m.explainChannels(r, w), m.explainSum(r, w)...)
+	for len(rows) > h {
+		worst := 0
+		for i, x := range rows {
+			if x.drop >= rows[worst].drop {
+				worst = i
+			}
+		}
+		if rows[worst].drop == keep {
+			break
+		}
+		rows = append(rows[:worst], rows[worst+1:]...)
+	}
+	out := make([]string, 0, len(rows))
+	for _, x := range rows {
+		out = append(out, x.text)
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+// explainChannels is the panel's title and one row per channel.
+func (m *Model) explainChannels(r search.Result, w int) []explainRow {
+	out := []explainRow{
+		{m.th.Title.Render(render.Truncate(fmt.Sprintf("explain · #%d", r.Rank), w)), keep},
+		{m.th.Header.Render(render.Truncate(fmt.Sprintf("%-8s %4s %7s %6s %9s", "channel", "rank", "score", "weight", "contrib"), w)), dropScored},
 	}
 	for _, ch := range search.AllChannels {
 		st := m.th.ChannelStyle(string(ch))
-		cs, ok := e.Channels[ch]
+		cs, ok := r.Explain.Channels[ch]
 		var line string
+		drop := dropUnranked
 		switch {
 		case ok && cs.Rank > 0:
 			line = fmt.Sprintf("%-8s %4d %7s %6.2f %9.5f", ch, cs.Rank, fmtScore(cs.Score), m.responseWeight(ch), cs.Contribution)
+			drop = dropScored
 		case m.resp != nil && m.resp.Unavailable[ch] != "":
 			line = fmt.Sprintf("%-8s unavailable", ch)
 			st = m.th.Warn
@@ -422,30 +465,41 @@ func (m *Model) explainLines(r search.Result, w, h int) []string {
 			line = fmt.Sprintf("%-8s %4s", ch, "–")
 			st = m.th.Faint
 		}
-		out = append(out, st.Render(render.Truncate(line, w)))
+		out = append(out, explainRow{st.Render(render.Truncate(line, w)), drop})
 	}
-	if h >= 12 {
-		out = append(out, m.th.Rule.Render(strings.Repeat("─", min(w, 38))))
+	return out
+}
+
+// explainSum is the panel's arithmetic, from the fused score to the final
+// one, then the query line and what was unavailable.
+func (m *Model) explainSum(r search.Result, w int) []explainRow {
+	e := r.Explain
+	factor := func(v float64) int {
+		if v == 1 {
+			return dropNeutral
+		}
+		return dropScored
 	}
-	out = append(out, render.Truncate(fmt.Sprintf("%-28s %9.5f", "fused (Σ contrib)", e.Fused), w))
+	out := []explainRow{
+		{m.th.Rule.Render(strings.Repeat("─", min(w, 38))), dropRule},
+		{render.Truncate(fmt.Sprintf("%-28s %9.5f", "fused (Σ contrib)", e.Fused), w), keep},
+	}
 	if e.Boost != 0 {
-		out = append(out, render.Truncate(fmt.Sprintf("%-28s %9.5f", "+ match boost", e.Boost), w))
+		out = append(out, explainRow{render.Truncate(fmt.Sprintf("%-28s %9.5f", "+ match boost", e.Boost), w), dropScored})
 	}
 	out = append(out,
-		render.Truncate(fmt.Sprintf("%-28s %9.2f", "× test factor", e.TestFactor), w),
-		render.Truncate(fmt.Sprintf("%-28s %9.2f", "× decay", e.Decay), w),
-		m.th.Bold.Render(render.Truncate(fmt.Sprintf("%-28s %9.5f", "= final", e.Final), w)),
+		explainRow{render.Truncate(fmt.Sprintf("%-28s %9.2f", "× test factor", e.TestFactor), w), factor(e.TestFactor)},
+		explainRow{render.Truncate(fmt.Sprintf("%-28s %9.2f", "× decay", e.Decay), w), factor(e.Decay)},
+		explainRow{m.th.Bold.Render(render.Truncate(fmt.Sprintf("%-28s %9.5f", "= final", e.Final), w)), keep},
 	)
-	if m.resp != nil {
-		out = append(out, m.th.Muted.Render(render.Truncate(fmt.Sprintf("%s query · k %g · %d tokens", m.resp.Kind, m.resp.K, r.Tokens), w)))
-		for _, ch := range sortedChannels(m.resp.Unavailable) {
-			for _, l := range render.Wrap(fmt.Sprintf("%s unavailable: %s", ch, m.resp.Unavailable[ch]), w) {
-				out = append(out, m.th.Warn.Render(l))
-			}
-		}
+	if m.resp == nil {
+		return out
 	}
-	if len(out) > h {
-		out = out[:h]
+	out = append(out, explainRow{m.th.Muted.Render(render.Truncate(fmt.Sprintf("%s query · k %g · %d tokens", m.resp.Kind, m.resp.K, r.Tokens), w)), dropNote})
+	for _, ch := range sortedChannels(m.resp.Unavailable) {
+		for _, l := range render.Wrap(fmt.Sprintf("%s unavailable: %s", ch, m.resp.Unavailable[ch]), w) {
+			out = append(out, explainRow{m.th.Warn.Render(l), dropNote})
+		}
 	}
 	return out
 }

@@ -113,6 +113,16 @@ func (m *Model) Symbol() (symbols.Symbol, bool) {
 	return *m.sym, true
 }
 
+// GraphRequest asks for the shown symbol's graph with rel expanded; false
+// with no symbol shown.
+func (m *Model) GraphRequest(rel event.Relation) (event.OpenGraphMsg, bool) {
+	if m.sym == nil {
+		return event.OpenGraphMsg{}, false
+	}
+	s := *m.sym
+	return event.OpenGraphMsg{SymbolID: s.ID, Path: s.Path, Label: displayName(s), Kind: s.Kind, Line: s.StartLine, Rel: rel}, true
+}
+
 // Loading reports whether a load is in flight.
 func (m *Model) Loading() bool { return m.loading }
 
@@ -236,14 +246,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Right):
 		m.left += 8
 	case key.Matches(msg, k.Callers), key.Matches(msg, k.Callees):
-		s := *m.sym
 		rel := event.Callers
 		if key.Matches(msg, k.Callees) {
 			rel = event.Callees
 		}
-		return func() tea.Msg {
-			return event.OpenGraphMsg{SymbolID: s.ID, Path: s.Path, Label: displayName(s), Kind: s.Kind, Line: s.StartLine, Rel: rel}
-		}
+		g, _ := m.GraphRequest(rel)
+		return func() tea.Msg { return g }
 	case key.Matches(msg, k.Imports), key.Matches(msg, k.Importers):
 		s := *m.sym
 		rel := event.Imports
