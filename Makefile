@@ -43,6 +43,9 @@ test: setup setup-glove
 test-go:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 $(ENGINE_PKGS)
+	# Allocation counts mean nothing under the race detector (sync.Pool drops
+	# items): those tests skip there and run here.
+	$(GO) test -count=1 -run 'Allocations' ./engine/embed/
 	$(GO) test -count=1 $(OTHER_PKGS)
 
 # The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of

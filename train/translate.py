@@ -17,15 +17,16 @@ import argparse, sys
 import numpy as np
 import scipy.sparse as sp
 
+from finetune import load_ragged
+
 
 def ragged(prefix, side, n_vocab):
-    ids = np.fromfile(f"{prefix}.{side}.u32", dtype="<u4").astype(np.int64)
-    offs = np.fromfile(f"{prefix}.{side}off.u64", dtype="<u8").astype(np.int64)
-    rows = np.repeat(np.arange(len(offs)), np.diff(np.concatenate([[0], offs])))
-    m = sp.csr_matrix((np.ones(len(ids), dtype=np.float32), (rows, ids)), shape=(len(offs), n_vocab))
-    m.data[:] = 1  # presence, not counts (duplicates were summed)
+    """The pairs' side as a presence matrix (pairs x vocabulary)."""
+    ids, starts, ends = load_ragged(prefix, side)
+    rows = np.repeat(np.arange(len(ends)), ends - starts)
+    m = sp.csr_matrix((np.ones(len(ids), dtype=np.float32), (rows, ids)), shape=(len(ends), n_vocab))
     m.sum_duplicates()
-    m.data[:] = 1
+    m.data[:] = 1  # presence, not counts
     return m
 
 
