@@ -77,6 +77,38 @@ func TestSearchSeveralRepos(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "[ledger] ledger.go") || !strings.Contains(out, "across 2 repositories") {
 		t.Errorf("search --files over two: %d %s %s", code, out, errOut)
 	}
+	// repo: chooses among the tenant's indexed repositories from anywhere: one
+	// chosen answers as a search of that one does; none chosen names them.
+	code, out, errOut = spelunk(t, "search", "refund repo:ledger", "--json")
+	var one struct {
+		Results []struct{ Path string } `json:"results"`
+		Filter  map[string][]string     `json:"filter"`
+	}
+	if err := json.Unmarshal([]byte(out), &one); code != 0 || err != nil || len(one.Results) == 0 {
+		t.Fatalf("search repo:ledger: %d %v %s %s", code, err, out, errOut)
+	}
+	for _, r := range one.Results {
+		if r.Path != "ledger.go" {
+			t.Errorf("repo:ledger returned %s", r.Path)
+		}
+	}
+	if got := one.Filter["repos"]; len(got) != 1 || got[0] != "ledger" {
+		t.Errorf("repo:ledger not shown in the answer's filter: %v", one.Filter)
+	}
+	code, out, errOut = spelunk(t, "search", "refund -repo:ledger", "--all", "--json", "--limit", "5")
+	one.Results = nil
+	if err := json.Unmarshal([]byte(out), &one); code != 0 || err != nil || len(one.Results) == 0 {
+		t.Fatalf("search -repo:ledger --all: %d %v %s", code, err, errOut)
+	}
+	for _, r := range one.Results {
+		if r.Path == "ledger.go" {
+			t.Errorf("-repo:ledger returned %s", r.Path)
+		}
+	}
+	code, _, errOut = spelunk(t, "search", "refund repo:nosuch")
+	if code != 2 || !strings.Contains(errOut, "repo:nosuch matches none") || !strings.Contains(errOut, "ledger") {
+		t.Errorf("repo:nosuch: exit %d %q, want 2 naming the repositories", code, errOut)
+	}
 	if code, out, errOut := spelunk(t, "mcp", "--print-tool-hashes", "--tools", "admin", "--allow-resolve"); code != 0 || strings.Count(out, "\n") != 2 ||
 		!strings.Contains(out, "  index_file\n") || !strings.Contains(out, "  resolve_conflict\n") {
 		t.Errorf("--print-tool-hashes --tools admin: %d %q %s", code, out, errOut)
@@ -141,6 +173,18 @@ func TestMCPSeveralReposStdio(t *testing.T) {
 	}
 	if !seen["ledger"] || !seen["shop"] || len(seen) != 2 {
 		t.Errorf("search_code over --repo and --repos-from: repositories %v", seen)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": "refund repo:ledger"}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_code repo:ledger: %v %+v", err, res)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if strings.Contains(text, `"shop"`) || !strings.Contains(text, "ledger.go") || !strings.Contains(text, `"filter":"repo:ledger"`) {
+		t.Errorf("search_code repo:ledger searched beyond ledger or hid the filter: %s", text)
+	}
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_code", Arguments: map[string]any{"query": "refund repo:nosuch"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "matches none of the repositories searched (shop, ledger)") {
+		t.Errorf("search_code repo:nosuch: %v %+v", err, res)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,8 @@ import (
 	"github.com/muesli/termenv"
 	"github.com/spf13/cobra"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
 	"github.com/spelunkhq/spelunk/tui/render"
@@ -31,6 +34,8 @@ const searchLong = "Search the repository with five channels (dense, lexical, li
 	"  lang:go  -lang:python         only, or not, that language\n" +
 	"  kind:function                 only that kind of symbol (method, class, type, ...)\n" +
 	"  test:no (or -test)            leave tests out; test:only for tests alone\n" +
+	"  repo:flask  -repo:vendored    the indexed repositories whose name or directory holds it (or not);\n" +
+	"                                without --repo, chosen among every indexed repository of the tenant\n" +
 	"  path:\"my dir/\"                a value with spaces, quoted\n" +
 	"Several path: filters match any of them; the rest of the query is searched as usual, inside the\n" +
 	"filter (a filtered search still fills its page). --explain and --json show the filters applied."
@@ -55,7 +60,8 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, _, err := search.ParseFilters(query); err != nil {
+			_, typed, err := search.ParseFilters(query)
+			if err != nil {
 				return usageError{err} // before the database: a typo is the user's to fix
 			}
 			if channels != "" {
@@ -84,8 +90,8 @@ func newSearchCmd(g *globals) *cobra.Command {
 			if files {
 				opts.Granularity = search.Files
 			}
-			if all || len(g.repos) > 1 {
-				return searchRepos(cmd, g, query, opts, all, explain)
+			if all || len(g.repos) > 1 || typed.HasRepos() {
+				return searchRepos(cmd, g, query, opts, searchScope{all: all, filter: typed}, explain)
 			}
 			return searchOne(cmd, g, query, opts, explain)
 		},
@@ -118,6 +124,12 @@ func searchOne(cmd *cobra.Command, g *globals, query string, opts search.Options
 		return err
 	}
 	defer db.Close()
+	return searchIn(ctx, g, db, rec, embedder, query, opts, explain)
+}
+
+// searchIn searches one repository and prints the answer.
+func searchIn(ctx context.Context, g *globals, db *pg.DB, rec pg.Repository, embedder func() (embed.Embedder, string, error),
+	query string, opts search.Options, explain bool) error {
 	searcher := search.NewLazy(db, rec.ID, func() (search.Embedder, error) {
 		emb, _, err := embedder()
 		return emb, err

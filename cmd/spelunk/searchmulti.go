@@ -47,8 +47,16 @@ type multiResponse struct {
 	Unavailable map[string]string `json:"unavailable,omitempty"`
 }
 
-// searchRepos is spelunk search over several repositories.
-func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Options, all, explain bool) error {
+// searchScope is what chooses the repositories of a search: --all, every
+// --repo, and the query's repo: filters among them.
+type searchScope struct {
+	all    bool
+	filter search.Filter
+}
+
+// searchRepos is spelunk search over several repositories (one, when repo:
+// chose a single repository: it answers as a search of that one does).
+func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Options, scope searchScope, explain bool) error {
 	ctx := cmd.Context()
 	embedder := g.embed.embedderAsync()
 	db, err := openDB(ctx, g)
@@ -56,9 +64,15 @@ func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Optio
 		return err
 	}
 	defer db.Close()
-	recs, err := searchTargets(ctx, g, db, all)
+	recs, err := searchTargets(ctx, g, db, scope)
 	if err != nil {
 		return err
+	}
+	if len(recs) == 1 {
+		if err := warnIncomplete(g, recs[0]); err != nil {
+			return err
+		}
+		return searchIn(ctx, g, db, recs[0], embedder, query, opts, explain)
 	}
 	emb, _, err := embedder()
 	if err != nil {
@@ -77,8 +91,24 @@ func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Optio
 }
 
 // searchTargets are the repositories to search: every --repo (each must be
-// indexed), or with all every indexed repository of the tenant.
-func searchTargets(ctx context.Context, g *globals, db *pg.DB, all bool) ([]pg.Repository, error) {
+// indexed), or with --all (or repo: filters and no --repo) every indexed
+// repository of the tenant; then those the query's repo: filters let through.
+func searchTargets(ctx context.Context, g *globals, db *pg.DB, scope searchScope) ([]pg.Repository, error) {
+	recs, err := scopeRepos(ctx, g, db, scope.all || (scope.filter.HasRepos() && len(g.repos) == 0))
+	if err != nil {
+		return nil, err
+	}
+	recs, err = search.SelectRepos(scope.filter, recs, func(r pg.Repository) string { return r.Name },
+		func(r pg.Repository) string { return r.Root })
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return recs, nil
+}
+
+// scopeRepos are every --repo (each must be indexed), or with all every
+// indexed repository of the tenant.
+func scopeRepos(ctx context.Context, g *globals, db *pg.DB, all bool) ([]pg.Repository, error) {
 	if all {
 		if len(g.repos) > 0 {
 			return nil, usagef("--all searches every indexed repository: give it or --repo, not both")

@@ -152,5 +152,20 @@ func TestTUIBackendSeveralRepos(t *testing.T) {
 		if !seen["shop"] || !seen["ledger"] {
 			t.Errorf("%v: results from %v, want shop and ledger", tc.args, seen)
 		}
+		// A query's repo: narrows the repositories the UI searches.
+		resp, err = ui.Search(ctx, "refund repo:ledger", search.Options{Limit: 10})
+		if err != nil || len(resp.Results) == 0 {
+			t.Fatalf("%v: repo:ledger: %v", tc.args, err)
+		}
+		for _, r := range resp.Results {
+			if got := f.RepoOf(r.ID); got != "ledger" {
+				t.Errorf("%v: repo:ledger gave a result of %s", tc.args, got)
+			}
+		}
+	}
+	one := backend.New(db, rec, emb, backend.Options{})
+	if _, err := one.Search(ctx, "refund repo:ledger", search.Options{Limit: 10}); !errors.Is(err, search.ErrFilter) ||
+		!strings.Contains(err.Error(), "matches none of the repositories searched (shop)") {
+		t.Errorf("repo:ledger in a UI over shop alone: %v", err)
 	}
 }

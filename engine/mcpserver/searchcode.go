@@ -17,7 +17,7 @@ import (
 // SearchCodeIn is the input of search_code.
 type SearchCodeIn struct {
 	Repository string   `json:"repository,omitempty" jsonschema:"name, path or id of a served repository (default: all; other tools: the first)"`
-	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error or issue: up to 16 KiB; filters: path:DIR/ -path:PAT lang:go kind:function test:no|only"`
+	Query      string   `json:"query" jsonschema:"a name (Cart.add), a question, or a pasted error or issue: up to 16 KiB; filters: path:DIR/ -path:X lang:go kind:method test:no|only repo:X"`
 	Limit      int      `json:"limit,omitempty" jsonschema:"1-100, default 10"`
 	Channels   []string `json:"channels,omitempty"`
 	// Granularity, Detail and Channels are enums of the schema (groups.go).
@@ -120,6 +120,13 @@ func (s *Server) searchCode(ctx context.Context, _ *mcp.CallToolRequest, in Sear
 	targets := s.repos
 	if named(ctx) || len(s.repos) == 1 {
 		targets = []*binding{s.repo(ctx)}
+	}
+	if _, f, err := search.ParseFilters(in.Query); err == nil {
+		targets, err = search.SelectRepos(f, targets, func(b *binding) string { return b.Name },
+			func(b *binding) string { return b.Root })
+		if err != nil {
+			return SearchCodeOut{}, argError("%s", err.Error())
+		}
 	}
 	answers, notIndexed, err := s.fanOut(ctx, targets, in.Query, c.opts)
 	if err != nil {

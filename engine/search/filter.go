@@ -29,6 +29,11 @@ type Filter struct {
 	// Tests: "" (tests are in, ranked lower), "no" (test:no or -test: tests
 	// are out) or "only" (test:only or test:yes: nothing but tests).
 	Tests string `json:"tests,omitempty"`
+	// Repos: repo:PAT, NotRepos: -repo:PAT. They choose which repositories a
+	// search over several covers (MatchesRepo, SelectRepos), before any of them
+	// is searched: a Searcher covers one repository and leaves them alone.
+	Repos    []string `json:"repos,omitempty"`
+	NotRepos []string `json:"not_repos,omitempty"`
 }
 
 // ErrFilter marks a filter that could not be understood: a caller reports it as
@@ -39,7 +44,8 @@ var ErrFilter = errors.New("bad filter")
 // tool descriptions.
 const FilterHelp = `Filters in the query: path:DIR/ or file:NAME (substring, or a glob with * and ?), ` +
 	`-path:PAT / -file:PAT to leave paths out, lang:go (-lang: to leave out), kind:function|method|class|type|..., ` +
-	`test:no (or -test) to leave tests out, test:only for tests alone. A value with spaces is quoted: path:"my dir/". ` +
+	`test:no (or -test) to leave tests out, test:only for tests alone, repo:NAME (-repo: to leave out) ` +
+	`to choose among the indexed repositories. A value with spaces is quoted: path:"my dir/". ` +
 	`Several path: filters match any of them; everything else in the query is searched as usual.`
 
 // filterKinds are the symbol kinds kind: accepts (those the parsers emit, but
@@ -54,8 +60,18 @@ var langAliases = map[string]string{"golang": "go", "py": "python", "js": "javas
 // Empty reports whether f lets everything through.
 func (f Filter) Empty() bool {
 	return len(f.Paths) == 0 && len(f.NotPaths) == 0 && len(f.Langs) == 0 && len(f.NotLangs) == 0 &&
-		len(f.Kinds) == 0 && f.Tests == ""
+		len(f.Kinds) == 0 && f.Tests == "" && !f.HasRepos()
 }
+
+// rows is f without its repository choice: what a channel applies to rows of
+// the one repository it searches.
+func (f Filter) rows() Filter {
+	f.Repos, f.NotRepos = nil, nil
+	return f
+}
+
+// HasRepos reports whether f chooses repositories (repo: or -repo:).
+func (f Filter) HasRepos() bool { return len(f.Repos) > 0 || len(f.NotRepos) > 0 }
 
 // fileLevel reports whether f can be decided from a file alone (no kind:).
 func (f Filter) fileLevel() bool { return len(f.Kinds) == 0 }
@@ -76,6 +92,8 @@ func (f Filter) String() string {
 	add("lang:", f.Langs)
 	add("-lang:", f.NotLangs)
 	add("kind:", f.Kinds)
+	add("repo:", f.Repos)
+	add("-repo:", f.NotRepos)
 	if f.Tests != "" {
 		parts = append(parts, "test:"+f.Tests)
 	}
@@ -89,6 +107,8 @@ func (f Filter) merge(g Filter) (Filter, error) {
 	f.Langs = append(slices.Clip(f.Langs), g.Langs...)
 	f.NotLangs = append(slices.Clip(f.NotLangs), g.NotLangs...)
 	f.Kinds = append(slices.Clip(f.Kinds), g.Kinds...)
+	f.Repos = append(slices.Clip(f.Repos), g.Repos...)
+	f.NotRepos = append(slices.Clip(f.NotRepos), g.NotRepos...)
 	if g.Tests != "" {
 		if f.Tests != "" && f.Tests != g.Tests {
 			return f, fmt.Errorf("%w: test:%s and test:%s contradict each other", ErrFilter, f.Tests, g.Tests)
@@ -207,7 +227,11 @@ func (f *Filter) set(key, val string, neg bool) error {
 	case "test", "tests":
 		return f.setTests(val, neg)
 	case "repo":
-		return fmt.Errorf("%w: repo:%s: a search covers one repository; choose it with --repo (CLI) or the repo argument (MCP)", ErrFilter, val)
+		if neg {
+			f.NotRepos = append(f.NotRepos, val)
+		} else {
+			f.Repos = append(f.Repos, val)
+		}
 	}
 	return nil
 }

@@ -26,6 +26,7 @@ func TestParseFilters(t *testing.T) {
 		{`path:"my dir/" "exact phrase" here`, `"exact phrase" here`, Filter{Paths: []string{"my dir/"}}},
 		{"see http://example.com key:value", "see http://example.com key:value", Filter{}},
 		{"open file://x", "open file://x", Filter{}},
+		{"retry repo:flask -repo:vendor", "retry", Filter{Repos: []string{"flask"}, NotRepos: []string{"vendor"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -47,7 +48,7 @@ func TestBadFiltersSayWhy(t *testing.T) {
 		{"retry kind:gadget", "a kind is one of"},
 		{"retry test:maybe", "test:no (or -test)"},
 		{"retry test:only -test", "contradict"},
-		{"retry repo:flask", "one repository"},
+		{"retry repo:", "repo: needs a value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -140,5 +141,49 @@ func TestFilterOnlyQueryIsEmpty(t *testing.T) {
 	_, err = s.Search(context.Background(), "refund lang:cobol", Options{})
 	if !errors.Is(err, ErrFilter) {
 		t.Errorf("error %v, want ErrFilter", err)
+	}
+}
+
+func TestRepoFiltersChooseRepositories(t *testing.T) {
+	type repo struct{ name, root string }
+	repos := []repo{{"flask", "/src/pallets/flask"}, {"click", "/src/pallets/click"}, {"cli", "/work/urfave/cli"}}
+	name := func(r repo) string { return r.name }
+	root := func(r repo) string { return r.root }
+	tests := []struct {
+		query string
+		want  []string
+	}{
+		{"x", []string{"flask", "click", "cli"}},
+		{"x repo:FLASK", []string{"flask"}},
+		{"x repo:pallets", []string{"flask", "click"}},    // a directory of the root
+		{"x repo:cli", []string{"click", "cli"}},          // substrings, as zoekt's repo:
+		{"x repo:cl??k", []string{"click"}},               // a glob matches whole
+		{"x repo:*/urfave/*", []string{"cli"}},            // over the root too
+		{"x repo:pallets -repo:click", []string{"flask"}}, // both
+		{"x repo:flask repo:click", []string{"flask", "click"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			_, f, err := ParseFilters(tt.query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := SelectRepos(f, repos, name, root)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, r := range got {
+				names = append(names, r.name)
+			}
+			if !reflect.DeepEqual(names, tt.want) {
+				t.Errorf("chose %v, want %v", names, tt.want)
+			}
+		})
+	}
+	_, f, _ := ParseFilters("x repo:django")
+	_, err := SelectRepos(f, repos, name, root)
+	if !errors.Is(err, ErrFilter) || !strings.Contains(err.Error(), "repo:django matches none") || !strings.Contains(err.Error(), "flask, click, cli") {
+		t.Errorf("error %v, want ErrFilter naming the repositories there are", err)
 	}
 }

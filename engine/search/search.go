@@ -143,7 +143,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 		return nil, err
 	}
 	p := analyze(text, opts.Kind)
-	p.filter = filter
+	p.filter = filter.rows()
 	if len(p.words) == 0 && len(p.identifiers) == 0 && len(p.literals) == 0 {
 		if !filter.Empty() {
 			return nil, fmt.Errorf("%w: the filters %s need words to search for", ErrEmptyQuery, filter)

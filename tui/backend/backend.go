@@ -115,6 +115,9 @@ func (e *Engine) markAll(ctx context.Context, syms []symbols.Symbol) error {
 
 // Search runs a hybrid search.
 func (e *Engine) Search(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
+	if _, err := chooseRepos(query, []*Engine{e}, []int{0}); err != nil {
+		return nil, err
+	}
 	resp, err := e.searcher.Search(ctx, query, opts)
 	if err != nil {
 		return nil, err

@@ -129,7 +129,10 @@ func (m *Multi) cur() (int, *Engine) {
 // Search searches every repository the filter lets through, at once, and
 // interleaves their rankings.
 func (m *Multi) Search(ctx context.Context, query string, opts search.Options) (*search.Response, error) {
-	idx := m.searched()
+	idx, err := chooseRepos(query, m.engines, m.searched())
+	if err != nil {
+		return nil, err
+	}
 	resps := make([]*search.Response, len(idx))
 	errs := make([]error, len(idx))
 	var wg sync.WaitGroup
@@ -156,6 +159,18 @@ func (m *Multi) Search(ctx context.Context, query string, opts search.Options) (
 		return resps[0], nil
 	}
 	return mergeResponses(resps, opts), nil
+}
+
+// chooseRepos keeps the engines of idx that the query's repo: filters let
+// through (all of them when it has none; a malformed filter is left to the
+// search to report).
+func chooseRepos(query string, engines []*Engine, idx []int) ([]int, error) {
+	_, f, err := search.ParseFilters(query)
+	if err != nil || !f.HasRepos() {
+		return idx, nil
+	}
+	return search.SelectRepos(f, idx, func(i int) string { return engines[i].repo.Name },
+		func(i int) string { return engines[i].repo.Root })
 }
 
 // mergeResponses interleaves several repositories' answers into one, renumbering
