@@ -71,6 +71,20 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if err := collect(exact); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
 	}
+	if p.kind == Identifier {
+		keys, err := s.keyHits(ctx, p, ids)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range keys {
+			if old, ok := best[h.id]; !ok || h.score > old.score {
+				if !ok {
+					order = append(order, h.id)
+				}
+				best[h.id] = h
+			}
+		}
+	}
 	// Near misses (a typo, a half-remembered name) only when the exact lookup found
 	// little: trigram matching of short names touches many rows.
 	if p.kind == Identifier && len(best) < 3 {
