@@ -67,6 +67,10 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 		last := raw[strings.LastIndex(raw, ".")+1:]
 		q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
 		exact.Queue(q, args...)
+		if v := snakeToCamel(last); v != "" { // dedupe_items names dedupeItems too, but for case
+			q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, v, v, v, v, channelDepth)
+			exact.Queue(q, args...)
+		}
 	}
 	if err := collect(exact); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
