@@ -299,7 +299,7 @@ func (r *Runner) walk(ctx context.Context, q Query, min graph.Confidence) ([]Ran
 		if a.Module != "" {
 			target = a.Module
 		}
-		links, err := graph.Importers(ctx, r.DB, r.RepoID, target, 1)
+		links, err := graph.Importers(ctx, r.DB, r.RepoID, target, 1, graph.TestsInclude)
 		return fileItems(links), err
 	}
 	syms, err := symbols.Find(ctx, r.DB, r.RepoID, a.Symbol, a.Path)
