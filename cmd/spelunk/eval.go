@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/eval"
+	"github.com/spelunkhq/spelunk/engine/graph"
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/search"
 )
@@ -17,7 +18,7 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
-	var lexical, weights string
+	var lexical, weights, tests string
 	var k, testFactor float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
@@ -28,7 +29,8 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if queries == "" {
 				return usagef("--queries FILE is required (JSON lines, see docs/ARCHITECTURE.md §7)")
 			}
-			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...)} {
+			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...),
+				oneOf("tests", tests, graph.TestsValues...)} {
 				if err != nil {
 					return err
 				}
@@ -47,7 +49,8 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb), Lexical: lexical}
+			r := &eval.Runner{DB: db, RepoID: sum.RepositoryID, Searcher: search.New(db, sum.RepositoryID, emb), Lexical: lexical,
+				Tests: graph.Tests(tests)}
 			if r.Tune, err = tuneOptions(weights, k); err != nil {
 				return err
 			}
@@ -92,6 +95,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
 	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
+	cmd.Flags().StringVar(&tests, "tests", "include", "graph questions: answers in test code include (listed), exclude or only")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	cmd.AddCommand(newEvalHistoryCmd(g))
 	return cmd

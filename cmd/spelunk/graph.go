@@ -191,7 +191,8 @@ type walkLine struct {
 }
 
 func newImportsCmd(g *globals, importers bool) *cobra.Command {
-	var depth int
+	var depth, limit int
+	var tests string
 	use, short := "imports PATH", "List what the file at PATH imports (repository files and external modules)"
 	if importers {
 		use, short = "importers PATH|MODULE", "List the files that import PATH (a file or Go package directory) or an external MODULE"
@@ -202,8 +203,8 @@ func newImportsCmd(g *globals, importers bool) *cobra.Command {
 		Args:  rangeArgs(1, 1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
-			if depth < 1 || depth > graph.MaxDepth {
-				return usagef("--depth must be between 1 and %d", graph.MaxDepth)
+			if err := checkWalkFlags(depth, limit, "", tests); err != nil {
+				return err
 			}
 			db, rec, err := openRepo(cmd, g)
 			if err != nil {
@@ -212,7 +213,7 @@ func newImportsCmd(g *globals, importers bool) *cobra.Command {
 			defer db.Close()
 			var links []graph.FileLink
 			if importers {
-				links, err = graph.Importers(ctx, db, rec.ID, args[0], depth)
+				links, err = graph.Importers(ctx, db, rec.ID, args[0], depth, graph.Tests(tests))
 			} else {
 				if _, err := symbols.List(ctx, db, rec.ID, symbols.Filter{Path: args[0], Kind: "module", Limit: 1}); err != nil {
 					return err
@@ -222,15 +223,33 @@ func newImportsCmd(g *globals, importers bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return printEach(cmd, g, links, func(l graph.FileLink) string {
+			more := 0
+			if limit > 0 && len(links) > limit {
+				more, links = len(links)-limit, links[:limit]
+			}
+			empty := ""
+			if importers && graph.Tests(tests) != graph.TestsInclude {
+				empty = "  (none found)" + testsNote(graph.Tests(tests))
+			}
+			if err := printEach(cmd, g, links, func(l graph.FileLink) string {
 				target := l.Path
 				if target == "" {
 					target = l.Module + " (external)"
 				}
 				return strings.Repeat("  ", l.Depth-1) + target
-			}, "")
+			}, empty); err != nil {
+				return err
+			}
+			if !g.json && more > 0 {
+				fmt.Printf("  (%d more: raise --limit)\n", more)
+			}
+			return nil
 		},
 	}
 	cmd.Flags().IntVar(&depth, "depth", 1, "hops to follow")
+	cmd.Flags().IntVar(&limit, "limit", 0, "list at most this many (0: all)")
+	if importers {
+		cmd.Flags().StringVar(&tests, "tests", "include", "importers in test code: include (listed after the rest), exclude (and walk no further through them), only")
+	}
 	return cmd
 }

@@ -177,6 +177,10 @@ type Runner struct {
 	Tune search.Options
 	// Extra configurations beyond Configs, e.g. the fixed-window baseline.
 	Extra map[string]func(ctx context.Context, q Query) ([]Ranked, error)
+	// Tests says which answers in test code a graph question's walk lists
+	// (graph.Tests; "" = all): with exclude, precision and recall are those of
+	// `callers --tests exclude` against labels that leave tests out.
+	Tests graph.Tests
 }
 
 // Run evaluates every query under every configuration.
@@ -299,7 +303,7 @@ func (r *Runner) walk(ctx context.Context, q Query, min graph.Confidence) ([]Ran
 		if a.Module != "" {
 			target = a.Module
 		}
-		links, err := graph.Importers(ctx, r.DB, r.RepoID, target, 1)
+		links, err := graph.Importers(ctx, r.DB, r.RepoID, target, 1, r.Tests)
 		return fileItems(links), err
 	}
 	syms, err := symbols.Find(ctx, r.DB, r.RepoID, a.Symbol, a.Path)
@@ -313,7 +317,7 @@ func (r *Runner) walk(ctx context.Context, q Query, min graph.Confidence) ([]Ran
 	if q.Relation == "callees" {
 		dir = graph.Callees
 	}
-	w, err := graph.SymbolsWith(ctx, r.DB, r.RepoID, ids, dir, graph.Options{Depth: 1, MinConfidence: min})
+	w, err := graph.SymbolsWith(ctx, r.DB, r.RepoID, ids, dir, graph.Options{Depth: 1, MinConfidence: min, Tests: r.Tests})
 	if err != nil {
 		return nil, err
 	}

@@ -135,17 +135,17 @@ func ParseTests(s string) (Tests, error) {
 
 // lists says whether a walk with t lists node n; walks says whether it goes
 // on from n.
-func (t Tests) lists(n Node) bool {
+func (t Tests) lists(isTest bool) bool {
 	switch t {
 	case TestsExclude:
-		return !n.IsTest
+		return !isTest
 	case TestsOnly:
-		return n.IsTest
+		return isTest
 	}
 	return true
 }
 
-func (t Tests) walks(n Node) bool { return t != TestsExclude || !n.IsTest }
+func (t Tests) walks(isTest bool) bool { return t != TestsExclude || !isTest }
 
 // Symbols walks callers or callees from the symbols ids, breadth first, up to depth
 // hops, over edges of every confidence.
@@ -210,10 +210,10 @@ func SymbolsWith(ctx context.Context, db *pg.DB, repoID int64, ids []int64, dir 
 		var next []int64
 		for _, n := range nodes {
 			n.Depth = d
-			if o.Tests.lists(n) {
+			if o.Tests.lists(n.IsTest) {
 				w.Nodes = append(w.Nodes, n)
 			}
-			if o.Tests.walks(n) {
+			if o.Tests.walks(n.IsTest) {
 				next = append(next, n.ID)
 			}
 		}
@@ -290,6 +290,7 @@ type FileLink struct {
 	Module string `json:"module,omitempty"` // an external module, as written
 	Line   int    `json:"line,omitempty"`
 	Depth  int    `json:"depth"`
+	IsTest bool   `json:"is_test,omitempty"` // an importer in test code
 }
 
 // Imports lists what the file at path imports: repository files (resolved) and
@@ -347,9 +348,12 @@ func Imports(ctx context.Context, db *pg.DB, repoID int64, path string, depth in
 	return out, nil
 }
 
-// Importers lists the files that import target: a repository path (file, or a Go
-// package directory) or an external module name as written (`react`, `os`).
-func Importers(ctx context.Context, db *pg.DB, repoID int64, target string, depth int) ([]FileLink, error) {
+// Importers lists the files that import target (a repository file, a Go package
+// directory, or an external module as written), following importers up to depth
+// hops. tests says which importers in test code are listed ("" or include: all,
+// those in tests after the rest at each depth; exclude: none, and no walk on
+// through them; only: those alone, the walk going on through every importer).
+func Importers(ctx context.Context, db *pg.DB, repoID int64, target string, depth int, tests Tests) ([]FileLink, error) {
 	depth = min(max(depth, 1), MaxDepth)
 	target = strings.TrimSuffix(target, "/")
 	var out []FileLink
@@ -357,7 +361,7 @@ func Importers(ctx context.Context, db *pg.DB, repoID int64, target string, dept
 	frontier := []string{target}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		// A file is imported through its own path or, in Go, its directory.
-		rows, err := db.Pool.Query(ctx, `SELECT DISTINCT ON (f.path) f.path, e.line
+		rows, err := db.Pool.Query(ctx, `SELECT DISTINCT ON (f.path) f.path, e.line, f.is_test
 			FROM edges e JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 			WHERE e.repository_id = $1 AND e.kind = 'imports'
 			  AND (e.target_path = ANY ($2)
@@ -368,20 +372,30 @@ func Importers(ctx context.Context, db *pg.DB, repoID int64, target string, dept
 			return nil, fmt.Errorf("importers of %s: %w", target, err)
 		}
 		var next []string
-		var p string
-		var line int
-		_, err = pgx.ForEachRow(rows, []any{&p, &line}, func() error {
-			if seen[p] {
+		var level, inTests []FileLink
+		var l FileLink
+		_, err = pgx.ForEachRow(rows, []any{&l.Path, &l.Line, &l.IsTest}, func() error {
+			if seen[l.Path] {
 				return nil
 			}
-			seen[p] = true
-			out = append(out, FileLink{Path: p, Line: line, Depth: d})
-			next = append(next, p)
+			seen[l.Path] = true
+			l.Depth = d
+			if tests.walks(l.IsTest) {
+				next = append(next, l.Path)
+			}
+			switch {
+			case !tests.lists(l.IsTest):
+			case l.IsTest:
+				inTests = append(inTests, l)
+			default:
+				level = append(level, l)
+			}
 			return nil
 		})
 		if err != nil {
 			return nil, fmt.Errorf("importers of %s: %w", target, err)
 		}
+		out = append(append(out, level...), inTests...)
 		frontier = next
 	}
 	return out, nil

@@ -109,7 +109,7 @@ func TestImports(t *testing.T) {
 		{"py/shop/models.py", "py/shop/billing/refunds.py"},
 		{"ts/src/types.ts", "ts/src/gateway.ts"},
 	} {
-		links, err := graph.Importers(ctx, fx.DB, fx.RepoID, tt.target, 1)
+		links, err := graph.Importers(ctx, fx.DB, fx.RepoID, tt.target, 1, graph.TestsInclude)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -162,10 +162,12 @@ var collectSteps = []struct{ name, sql string }{
 	{"collect unresolved edges", `
 		INSERT INTO res_edges
 		SELECT e.id, e.file_id, f.dir, f.language, e.kind, e.target_name, e.target_qualifier AS qual,
-		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver, src.is_test AS src_test
+		       e.target_type AS ttype, coalesce(src.receiver, '') AS src_receiver, src.is_test AS src_test,
+		       src.parent_id AS src_parent, coalesce(par.kind IN ('var', 'const') AND src.kind = 'function', false) AS src_in_object
 		FROM edges e
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
+		LEFT JOIN symbols par ON par.repository_id = e.repository_id AND par.id = src.parent_id
 		WHERE e.repository_id = $1 AND e.id IN (SELECT id FROM res_aff_u)
 		  AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)

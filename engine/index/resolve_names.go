@@ -13,6 +13,18 @@ const notIntoTests = `(NOT d.is_test OR e.src_test)`
 const boundToImport = `EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> '' AND i.qual = e.qual)`
 
 var nameSteps = []struct{ name, sql string }{
+	// 0. this.m() in a function that is a member of an object (res.send =
+	// function send() {...}, const api = { list() {...} }): the object's own
+	// member of that name or alias (res.type = res.contentType = function ...),
+	// beside it in the file. Inferred: `this` is the object only when the
+	// function is called through it.
+	{"members of the caller's object", settle(`
+		SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
+		       d.path, d.start_line, d.kind, d.qualified_name AS qname
+		FROM res_edges e JOIN res_defs d ON d.file_id = e.file_id AND d.name = e.target_name AND d.parent_id = e.src_parent
+		     AND d.kind IN ('function', 'method')
+		WHERE e.src_in_object AND e.kind = 'calls' AND e.qual = 'this'
+		  AND ` + langFamily("e.language") + ` = 'js' AND ` + notDecided)},
 	// 1. Same file. A bare call or a self call to the receiver's own method is
 	// decided by scope; a method through another qualifier is a guess by name.
 	{"same file", settle(`
@@ -88,6 +100,9 @@ var nameSteps = []struct{ name, sql string }{
 		     AND u.field = (e.kind IN ('reads','writes'))
 		WHERE NOT (e.language = 'go' AND e.qual = '')
 		  AND NOT (e.qual = '' AND u.kind = 'method')
+		  -- this.m() in an object's member that the object does not define: a
+		  -- method it inherits (a prototype's), not another object's of that name.
+		  AND NOT (e.qual = 'this' AND e.src_in_object)
 		  AND ` + notDecided + `
 		  AND NOT EXISTS (SELECT 1 FROM res_imports i WHERE i.file_id = e.file_id AND i.qual <> ''
 		                  AND i.qual = e.qual AND i.target_path IS NULL)

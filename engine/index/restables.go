@@ -25,7 +25,8 @@ const resTables = `
 	CREATE TEMP TABLE IF NOT EXISTS res_aff_r (id bigint) ON COMMIT DELETE ROWS;
 	CREATE TEMP TABLE IF NOT EXISTS res_aff_u (id bigint) ON COMMIT DELETE ROWS;
 	CREATE TEMP TABLE IF NOT EXISTS res_edges (id bigint, file_id bigint, dir text, language text, kind text,
-		target_name text, qual text, ttype text, src_receiver text, src_test boolean) ON COMMIT DELETE ROWS;
+		target_name text, qual text, ttype text, src_receiver text, src_test boolean, src_parent bigint,
+		src_in_object boolean) ON COMMIT DELETE ROWS;
 	CREATE TEMP TABLE IF NOT EXISTS res_defs (id bigint, file_id bigint, path text, dir text, language text,
 		kind text, receiver text, qualified_name text, exported boolean, name text, start_line integer,
 		parent_id bigint, is_test boolean) ON COMMIT DELETE ROWS;

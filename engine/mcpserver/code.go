@@ -342,7 +342,7 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 		links, err = graph.Imports(ctx, s.cfg.DB, s.repo(ctx).ID, p, max(in.Depth, 1))
 	case "importers":
 		out.Direction = "importers"
-		links, err = graph.Importers(ctx, s.cfg.DB, s.repo(ctx).ID, p, max(in.Depth, 1))
+		links, err = graph.Importers(ctx, s.cfg.DB, s.repo(ctx).ID, p, max(in.Depth, 1), graph.TestsInclude)
 	default:
 		return out, argError("direction must be imports or importers (got %q)", in.Direction)
 	}
@@ -355,7 +355,7 @@ func (s *Server) findImports(ctx context.Context, _ *mcp.CallToolRequest, in Imp
 			out.Truncated = true
 			break
 		}
-		out.Links = append(out.Links, ImportLink(l))
+		out.Links = append(out.Links, ImportLink{Path: l.Path, Module: l.Module, Line: l.Line, Depth: l.Depth})
 	}
 	return out, nil
 }

@@ -17,7 +17,9 @@ import (
 //     DEPRECATED, GUARDED, LOCK, REQUIRES, ...), bare or with arguments;
 //   - MACRO(args) after a parameter list, before ; { : = , or a qualifier;
 //   - MACRO or MACRO(args) alone on its line (Q_OBJECT, REDIS_NO_SANITIZE("x")),
-//     unless a { follows (TEST_F(A, B) then its body).
+//     unless a { follows (TEST_F(A, B) then its body);
+//   - in a function body, only `if MACRO (`: a macro for constexpr (fmt's
+//     FMT_CONSTEXPR20), which left the grammar a class-long error.
 
 type cTok struct {
 	s, e int
@@ -58,6 +60,12 @@ func cMaskMacros(src []byte) []byte {
 		if cIdent(t) && !cKeywords[t] && cTypeWords[m.text(i+1)] && !cKeywords[m.text(i-1)] {
 			// An identifier right before int, char, struct...: never valid C
 			// or C++ unless it is a macro (static redisAtomic int n;).
+			m.mask(m.toks[i].s, m.toks[i].e)
+			continue
+		}
+		if code && m.text(i-1) == "if" && cCaps(t) && m.text(i+1) == "(" {
+			// if FMT_CONSTEXPR20 (cond): a macro standing for constexpr, the
+			// only word allowed there besides consteval.
 			m.mask(m.toks[i].s, m.toks[i].e)
 			continue
 		}
@@ -245,7 +253,8 @@ func cAfterAnnotation(tok string) bool {
 var cAnnotationWords = []string{"STATIC", "INLINE", "DECL", "VISIBILITY", "DEPRECATED", "NOINLINE",
 	"UNUSED", "NORETURN", "HIDDEN", "ATTRIBUTE", "ATTR", "NODISCARD", "CDECL", "STDCALL", "FASTCALL",
 	"WINAPI", "SANITIZE", "NOEXCEPT", "OVERRIDE", "PACKED", "ALIGN", "LOCK", "GUARDED", "REQUIRES",
-	"EXCLUDES", "ACQUIRE", "RELEASE", "CAPABILITY", "PRINTF", "WARN", "PURE", "EXPORT", "EXTERN", "API", "IMPORT"}
+	"EXCLUDES", "ACQUIRE", "RELEASE", "CAPABILITY", "PRINTF", "WARN", "PURE", "CONSTEXPR", "CONSTEVAL", "CONSTINIT",
+	"FORCEINLINE", "EXPORT", "EXTERN", "API", "IMPORT"}
 
 // cAnnotation reports whether a macro is named like an annotation.
 func cAnnotation(t string) bool {

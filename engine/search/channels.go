@@ -37,8 +37,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 	if len(ids) > 4 {
 		ids = ids[:4]
 	}
-	best := map[int64]hit{}
-	var order []int64
+	var best bestHits
 	collect := func(batch *pgx.Batch) error {
 		br := s.db.Pool.SendBatch(ctx, batch)
 		defer br.Close()
@@ -51,29 +50,23 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 			if err != nil {
 				return err
 			}
-			for _, h := range hs {
-				if old, ok := best[h.id]; !ok || h.score > old.score {
-					if !ok {
-						order = append(order, h.id)
-					}
-					best[h.id] = h
-				}
-			}
+			best.add(hs)
 		}
 		return br.Close()
 	}
-	exact := &pgx.Batch{}
-	for _, raw := range ids {
-		last := raw[strings.LastIndex(raw, ".")+1:]
-		q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
-		exact.Queue(q, args...)
-	}
-	if err := collect(exact); err != nil {
+	if err := collect(s.exactBatch(p, ids)); err != nil {
 		return nil, fmt.Errorf("symbol channel: %w", err)
+	}
+	if p.kind == Identifier {
+		keys, err := s.keyHits(ctx, p, ids)
+		if err != nil {
+			return nil, err
+		}
+		best.add(keys)
 	}
 	// Near misses (a typo, a half-remembered name) only when the exact lookup found
 	// little: trigram matching of short names touches many rows.
-	if p.kind == Identifier && len(best) < 3 {
+	if p.kind == Identifier && len(best.order) < 3 {
 		fuzzy := &pgx.Batch{}
 		for _, raw := range ids {
 			q, args := filtered(symbolFuzzySQL, p.filter, "s", s.repoID, strings.ToLower(raw[strings.LastIndex(raw, ".")+1:]), channelDepth)
@@ -83,13 +76,7 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 			return nil, fmt.Errorf("symbol channel: %w", err)
 		}
 	}
-	hits := make([]hit, 0, len(order))
-	for _, id := range order {
-		hits = append(hits, best[id])
-	}
-	// Stable: within a score, the order the statements gave (library code and
-	// shorter paths first).
-	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	hits := best.sorted()
 	if len(hits) > channelDepth {
 		hits = hits[:channelDepth]
 	}
@@ -99,6 +86,55 @@ func (s *Searcher) symbolChannel(ctx context.Context, p plan) ([]hit, error) {
 		}
 	}
 	return hits, nil
+}
+
+// exactBatch is the exact-name statement of each identifier, and of the
+// camelCase spelling of a snake_case one (dedupe_items names dedupeItems too,
+// but for case).
+func (s *Searcher) exactBatch(p plan, ids []string) *pgx.Batch {
+	exact := &pgx.Batch{}
+	for _, raw := range ids {
+		last := raw[strings.LastIndex(raw, ".")+1:]
+		q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, strings.ToLower(last), strings.ToLower(raw), raw, last, channelDepth)
+		exact.Queue(q, args...)
+		if v := snakeToCamel(last); v != "" {
+			q, args := filtered(symbolExactSQL, p.filter, "s", s.repoID, v, v, v, v, channelDepth)
+			exact.Queue(q, args...)
+		}
+	}
+	return exact
+}
+
+// bestHits keeps each symbol's best hit of several statements, in the order
+// they were first found.
+type bestHits struct {
+	best  map[int64]hit
+	order []int64
+}
+
+func (b *bestHits) add(hs []hit) {
+	if b.best == nil {
+		b.best = map[int64]hit{}
+	}
+	for _, h := range hs {
+		if old, ok := b.best[h.id]; !ok || h.score > old.score {
+			if !ok {
+				b.order = append(b.order, h.id)
+			}
+			b.best[h.id] = h
+		}
+	}
+}
+
+// sorted returns the hits by score; within a score, the order the statements
+// gave (library code and shorter paths first).
+func (b *bestHits) sorted() []hit {
+	hits := make([]hit, 0, len(b.order))
+	for _, id := range b.order {
+		hits = append(hits, b.best[id])
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].score > hits[j].score })
+	return hits
 }
 
 // denseSQL is the nearest-neighbour query for a model: the same cast and model

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -69,6 +70,9 @@ func extractLiterals(q string) []literal {
 		out = append(out, literal{text: s, quoted: quoted})
 	}
 	spans, rest := quotedSpans(q)
+	if len(spans) > 1 && quotedLine(q) {
+		add(q, true) // "KEY": "value", a pasted line of code: the line itself first
+	}
 	for _, s := range spans {
 		add(s, true)
 	}
@@ -82,6 +86,21 @@ func extractLiterals(q string) []literal {
 		}
 	}
 	return out
+}
+
+// quotedPieces are the quoted strings of a line; what is left of a pasted line
+// of code without them is only the punctuation between them.
+var quotedPieces = regexp.MustCompile("\"[^\"]*\"|'[^']*'|`[^`]*`")
+
+// quotedLine reports whether q is quoted strings joined by punctuation alone
+// ("PREFERRED_URL_SCHEME": "http", 'a', 'b'): a line pasted from code, found
+// verbatim rather than as its pieces only.
+func quotedLine(q string) bool {
+	rest := quotedPieces.ReplaceAllString(q, "")
+	if strings.TrimSpace(rest) == "" {
+		return false
+	}
+	return strings.Trim(rest, " \t:=,;()[]{}") == ""
 }
 
 // quotedSpans returns the "double-quoted", `backticked` and 'single-quoted'
@@ -175,11 +194,15 @@ func allDigits(s string) bool {
 // holds the phrase ($4 as typed, or $3 an ILIKE pattern of it), scored 1 when
 // the case matches too and 0.9 otherwise. Among hits, library code and then the
 // smallest chunk (the definition itself rather than its enclosing class) rank
-// first.
+// first. A field of a candidate class (or of a part of one) is checked too: a
+// class attribute holding a config dict (flask's default_config) is the answer
+// its class's text was a candidate for (candidatesAndFields; fields have no
+// postings of their own, docs/ARCHITECTURE.md §3).
 const literalSQL = `
 	SELECT s.id, CASE WHEN strpos(s.content, $4) > 0 THEN 1.0 ELSE 0.9 END AS score, coalesce(s.parent_id, 0)
 	FROM symbols s
-	WHERE s.repository_id = $1 AND s.id = ANY($2::bigint[]) AND s.kind <> 'part'
+	WHERE s.repository_id = $1 AND s.kind <> 'part'
+	  AND s.id IN (` + candidatesAndFields + `)
 	  AND CASE WHEN strpos(s.content, $4) > 0 THEN true ELSE s.content ILIKE $3 END
 	ORDER BY score DESC, s.is_test, length(s.content), s.path, s.start_line
 	LIMIT $5`

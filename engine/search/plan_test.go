@@ -85,6 +85,10 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if !strings.Contains(plan, "symbols_pkey") || strings.Contains(plan, "Seq Scan on symbols") {
 		t.Errorf("the literal channel does not read its candidates by key:\n%s", plan)
 	}
+	plan = explain(keySQL, repoID, []int64{5, 17, 1001}, keyPattern("REFUND"), "REFUND", channelDepth)
+	if !strings.Contains(plan, "symbols_pkey") || strings.Contains(plan, "Seq Scan on symbols") {
+		t.Errorf("the symbol channel's key lookup does not read its candidates by key:\n%s", plan)
+	}
 }
 
 // seedPostings gives each seeded chunk a postings row per body word, as if

@@ -82,19 +82,21 @@ func analyze(q string, force QueryKind) plan {
 		}
 	}
 	if p.kind == Semantic {
-		p.identifiers = codeIdentifiers(p.identifiers, goPanicNames(q), p.long)
+		p.identifiers = codeIdentifiers(p.identifiers, append(goPanicNames(q), markedNames(q)...), p.long)
 	}
 	return p
 }
 
 // codeIdentifiers keeps, for a question, the tokens that are unmistakably code
-// (refundPolicy, res.send): "customer" is a word, not a name. A long input keeps
-// the most frequent ones, up to maxQueryIdentifiers, Go panic frames first.
+// (refundPolicy, res.send) and the names it marks (frames: Go panic frames,
+// backticked and called names, markedNames): "customer" is a word, not a name,
+// and neither are `_`, a single letter or GET (isName). A long input keeps the
+// most frequent ones, up to maxQueryIdentifiers, marked names first.
 func codeIdentifiers(ids, frames []string, long bool) []string {
 	count := map[string]int{}
 	var code []string
 	for _, id := range append(frames, ids...) {
-		if !anyCodeShaped([]string{id}) && !slices.Contains(frames, id) {
+		if !anyCodeShaped([]string{id}) && !slices.Contains(frames, id) || !isName(id) {
 			continue
 		}
 		if count[id] == 0 {

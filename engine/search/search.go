@@ -122,6 +122,13 @@ const (
 	// frame or a path:line names (mentionHits); mentionBoost lifts such places.
 	mentionScore = 0.93
 	mentionBoost = 0.6
+	// keyScore is the symbol channel's score for a key or class attribute
+	// defined in a constant (keys.go); keyBoost lifts it above a phrase found
+	// verbatim with every other channel's votes (the key is defined there, not
+	// just used; a field has no postings or vector to vote with) and below a
+	// definition of the name itself.
+	keyScore = 0.92
+	keyBoost = 0.75
 	// graphAnchors is how many fused results seed the graph channel.
 	graphAnchors = 3
 	// jaccardDuplicate is the token Jaccard at or above which a result is a near-duplicate.
@@ -485,6 +492,9 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 			cand.fused += contrib
 			if c == Symbol && kind == Identifier && h.score >= exactScore {
 				cand.boost = max(cand.boost, nameBoost(h.score))
+			}
+			if c == Symbol && kind == Identifier && h.score == keyScore {
+				cand.boost = max(cand.boost, keyBoost)
 			}
 			if c == Symbol && h.score >= mentionScore {
 				cand.boost = max(cand.boost, mentionBoost*h.score)

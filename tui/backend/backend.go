@@ -197,7 +197,7 @@ func (e *Engine) Imports(ctx context.Context, path string, depth int) ([]graph.F
 
 // Importers lists the files importing a file, directory or module.
 func (e *Engine) Importers(ctx context.Context, target string, depth int) ([]graph.FileLink, error) {
-	return graph.Importers(ctx, e.db, e.repo.ID, target, depth)
+	return graph.Importers(ctx, e.db, e.repo.ID, target, depth, graph.TestsInclude)
 }
 
 // Status reports the repository's index freshness.
