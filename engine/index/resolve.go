@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -138,22 +139,25 @@ const scopedRun = `EXISTS (SELECT 1 FROM res_scope)`
 var collectSteps = []struct{ name, sql string }{
 	{"affected resolved edges", `INSERT INTO res_aff_r ` + affectedResolved},
 	{"analyse affected resolved edges", `ANALYZE res_aff_r`},
-	{"forget dangling and affected targets", `
-		WITH gone AS (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone),
-		d AS (
-			UPDATE edges e SET target_id = NULL, confidence = 'unresolved', candidates = NULL
-			FROM gone
-			WHERE e.repository_id = $1 AND e.id IN (SELECT id FROM res_aff_r)
-			  AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
-			  AND (e.target_name IN (SELECT name FROM res_changed_names)
-			       -- a definition of that name was added, removed, changed or moved
-			       OR e.target_name IN (SELECT name FROM res_scope_names)
-			       OR e.candidates && gone.ids
-			       -- the qualifier's type (its methods, embeds, bases) was rewritten
-			       OR ` + typeBase + ` IN (SELECT name FROM res_scope_names)
-			       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
-			RETURNING e.id)
-		INSERT INTO res_dangling SELECT id FROM d`},
+	// The resolved edges whose decision the change may move are decided again
+	// but not written here: apply writes only the decisions that differ. (They
+	// were set unresolved first and written back, two row versions and an entry
+	// in every edge index for each; most come back to the same target.) The
+	// steps read such an edge as unresolved: collect takes it, and the
+	// re-exported names step does not trust its stored target.
+	{"affected targets", `
+		INSERT INTO res_dangling
+		SELECT e.id FROM edges e, (SELECT coalesce(array_agg(id), '{}') AS ids FROM res_gone) gone
+		WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM res_aff_r))
+		  AND e.target_id IS NOT NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
+		  AND (e.target_name IN (SELECT name FROM res_changed_names)
+		       -- a definition of that name was added, removed, changed or moved
+		       OR e.target_name IN (SELECT name FROM res_scope_names)
+		       OR e.candidates && gone.ids
+		       -- the qualifier's type (its methods, embeds, bases) was rewritten
+		       OR ` + typeBase + ` IN (SELECT name FROM res_scope_names)
+		       OR NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repository_id = $1 AND s.id = e.target_id))
+		ON CONFLICT DO NOTHING`},
 	// Temp tables are never auto-analysed: without statistics the planner guesses
 	// their size, so the ones the next statements read are analysed once filled.
 	{"analyse scope", `ANALYZE res_dangling, res_scope_names`},
@@ -168,8 +172,11 @@ var collectSteps = []struct{ name, sql string }{
 		JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		JOIN symbols src ON src.repository_id = e.repository_id AND src.id = e.source_id
 		LEFT JOIN symbols par ON par.repository_id = e.repository_id AND par.id = src.parent_id
-		WHERE e.repository_id = $1 AND e.id IN (SELECT id FROM res_aff_u)
-		  AND e.target_id IS NULL AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
+		-- By key (keyLookup): a semi join against the ids scanned every
+		-- unresolved edge of the repository.
+		WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM res_aff_u))
+		  AND (e.target_id IS NULL OR e.id IN (SELECT id FROM res_dangling))
+		  AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
 		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
 		                        AND sf.path IN (SELECT path FROM res_scope))
@@ -192,7 +199,8 @@ var collectSteps = []struct{ name, sql string }{
 		-- A scoped run: every definition of every name the edges use, and no
 		-- others, looked up by name and by alias through their indexes (a
 		-- filter after the unnest read every symbol: ~380 ms at $GOROOT/src
-		-- scale). The same rows as the full pass's: one per occurrence of a
+		-- scale; a GIN lookup of every name, 137 s for a 192-file change of
+		-- sqlalchemy: migration 0019). The same rows as the full pass's: one per occurrence of a
 		-- wanted name among the symbol's name and aliases.
 		UNION ALL
 		SELECT s.id, s.file_id, f.path, f.dir, f.language, s.kind,
@@ -205,8 +213,8 @@ var collectSteps = []struct{ name, sql string }{
 		      SELECT x.id, x.file_id, x.kind, x.receiver, x.qualified_name, x.exported, a.name, x.start_line,
 		             x.parent_id, x.is_test
 		      FROM symbols x CROSS JOIN LATERAL unnest(x.aliases) AS a(name)
-		      WHERE x.repository_id = $1 AND x.aliases && (SELECT coalesce(array_agg(target_name), '{}') FROM res_edges)
-		        AND a.name IN (SELECT target_name FROM res_edges)) s
+		      -- the few symbols with aliases (migration 0019), matched by hash
+		      WHERE x.repository_id = $1 AND x.aliases <> '{}' AND a.name IN (SELECT target_name FROM res_edges)) s
 		JOIN files f ON f.repository_id = $1 AND f.id = s.file_id
 		WHERE s.kind NOT IN ` + defKinds + ` AND EXISTS (SELECT 1 FROM res_scope)`},
 	{"collect import bindings", `
@@ -234,14 +242,31 @@ func linkImports(scoped bool) string {
 	if !scoped {
 		return link
 	}
+	// By key (keyLookup): against the ids themselves the planner paired
+	// every import edge with every id, 60 s for a 192-file change.
 	return link + `
-		  AND e.id IN (
+		  AND e.id = ANY (ARRAY(
 			SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.target_path IS NOT NULL
 			       AND x.target_path IN (SELECT path FROM res_scope)
-			UNION ALL
+			UNION
 			SELECT x.id FROM edges x WHERE x.repository_id = $1 AND x.kind = 'imports'
 			       AND x.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
-			                         AND sf.path IN (SELECT path FROM res_scope)))`
+			                         AND sf.path IN (SELECT path FROM res_scope))))`
+}
+
+// keyLookup is how a scoped run's steps look up the edges of a set of ids:
+// by key, one probe each (= ANY of an array, which the planner cannot size:
+// against the ids themselves it estimated thousands of rows and read every
+// edge of the repository). A full pass's sets hold every edge, and take the
+// same rows with a semi join (byKey).
+var keyLookup = regexp.MustCompile(`= ANY \(ARRAY\(SELECT DISTINCT id FROM (\w+)\)\)`)
+
+// byKey returns sql as a scoped run (scoped) or a full pass runs it.
+func byKey(sql string, scoped bool) string {
+	if scoped {
+		return sql
+	}
+	return keyLookup.ReplaceAllString(sql, "IN (SELECT id FROM $1)")
 }
 
 // applySteps write the decisions back.
@@ -253,11 +278,20 @@ var applySteps = []struct{ name, sql string }{
 		WHERE o.edge_id = e.id AND e.kind = 'calls' AND e.qual = '' AND o.candidates IS NULL
 		  AND c.repository_id = $1 AND c.id = o.sid AND c.kind = 'class' AND c.language = 'python'
 		  AND i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'`},
+	// Only the decisions that differ from the stored ones are written: an
+	// affected edge (res_dangling) that no step decided is unresolved now; an
+	// undecided edge that was unresolved (a typed call left without a target
+	// among them) stays so without a write. The edges are looked up by key
+	// (keyLookup: a hash join read every edge of the repository for 4k decisions).
 	{"apply", `
-		UPDATE edges e SET target_id = o.sid, confidence = o.confidence, candidates = o.candidates
-		FROM res_out o WHERE e.repository_id = $1 AND e.id = o.edge_id
-		  -- a typed call left without a target is unresolved already: no write
-		  AND o.sid IS NOT NULL`},
+		WITH d AS MATERIALIZED (
+			SELECT o.edge_id AS id, o.sid, o.confidence, o.candidates FROM res_out o WHERE o.sid IS NOT NULL
+			UNION ALL
+			SELECT g.id, NULL::bigint, 'unresolved', NULL::bigint[] FROM res_dangling g
+			WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = g.id AND o.sid IS NOT NULL))
+		UPDATE edges e SET target_id = d.sid, confidence = d.confidence, candidates = d.candidates
+		FROM d WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM d)) AND e.id = d.id
+		  AND (e.target_id, e.confidence, e.candidates) IS DISTINCT FROM (d.sid, d.confidence, d.candidates)`},
 }
 
 // resetEdges forgets every decision about the repository's edges, so the
@@ -307,10 +341,11 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		queue("link imports to files", linkImports(scope != nil), w.repoID)
 		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
 			for _, step := range steps {
-				if strings.Contains(step.sql, "$1") {
-					queue(step.name, step.sql, w.repoID)
+				sql := byKey(step.sql, scope != nil)
+				if strings.Contains(sql, "$1") {
+					queue(step.name, sql, w.repoID)
 				} else {
-					queue(step.name, step.sql)
+					queue(step.name, sql)
 				}
 			}
 		}

@@ -62,12 +62,24 @@ var nameSteps = []struct{ name, sql string }{
 		FROM res_edges e
 		JOIN res_imports i ON i.file_id = e.file_id AND i.target_file IS NOT NULL
 		     AND (e.qual = '' OR i.qual = e.qual)
-		JOIN edges x ON x.repository_id = $1 AND x.file_id = i.target_file AND x.kind = 'references'
-		     AND x.target_name = e.target_name AND x.target_qualifier = ''
-		JOIN symbols d ON d.repository_id = $1 AND d.id = CASE
+		-- The references of the imported files, read file by file (by key, as
+		-- keyLookup): looked up by name, a common one (name, types) read every
+		-- edge of that name in the repository once per edge, 7 s for 53 edges.
+		JOIN (SELECT x.id, x.file_id, x.target_name, x.target_id, x.candidates FROM edges x
+		      WHERE x.repository_id = $1 AND x.kind = 'references' AND x.target_qualifier = ''
+		        AND x.file_id = ANY (ARRAY(SELECT DISTINCT target_file FROM res_imports WHERE target_file IS NOT NULL))
+		      OFFSET 0) x ON x.file_id = i.target_file AND x.target_name = e.target_name
+		-- The target of x computed first (OFFSET 0 keeps it apart), so d is read
+		-- by its key: joined on the CASE itself, the planner paired every
+		-- reference with every symbol of every file (12 s for 17 edges at
+		-- sqlalchemy scale).
+		CROSS JOIN LATERAL (SELECT CASE
 		     WHEN EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = x.id)
 		     THEN (SELECT o.sid FROM res_out o WHERE o.edge_id = x.id AND o.candidates IS NULL)
-		     WHEN x.candidates IS NULL THEN x.target_id END
+		     -- decided again by this run, not decided yet: unresolved so far
+		     WHEN EXISTS (SELECT 1 FROM res_dangling g WHERE g.id = x.id) THEN NULL
+		     WHEN x.candidates IS NULL THEN x.target_id END AS id OFFSET 0) t
+		JOIN symbols d ON d.repository_id = $1 AND d.id = t.id
 		     AND d.kind NOT IN ('method', 'module', 'part', 'block')
 		JOIN files df ON df.repository_id = $1 AND df.id = d.file_id
 		WHERE e.language = 'python' AND ` + kindMatch + ` AND ` + notDecided)},
@@ -130,26 +142,35 @@ var nameSteps = []struct{ name, sql string }{
 	// nothing and costs a row each; the edge stays unresolved.
 	//
 	// crowded are the names with more than that many fields that every edge may
-	// reach (outside tests and copied code): their edges can only end over the
+	// reach (outside copied code; outside tests too, unless the edge is in a
+	// test, which sees the tests' fields): their edges can only end over the
 	// bound, so their pairs are never built (x.Name against every Name field was
-	// most of the step's 15 s on $GOROOT/src).
+	// most of the step's 15 s on $GOROOT/src; a test's x.id against the ~800 id
+	// fields of sqlalchemy's tests, 1.4M pairs and 24 s for a 6-file change).
 	{"untyped field accesses", settle(`
 		WITH crowded AS (
-			SELECT name, ` + langFamily("language") + ` AS fam FROM res_defs
-			WHERE kind = 'field' AND NOT is_test AND NOT ` + copiedCode("path") + `
+			SELECT name, ` + langFamily("language") + ` AS fam,
+			       count(*) FILTER (WHERE NOT is_test) > ` + maxFieldCandidates + ` AS for_code
+			FROM res_defs
+			WHERE kind = 'field' AND NOT ` + copiedCode("path") + `
 			GROUP BY 1, 2 HAVING count(*) > ` + maxFieldCandidates + `)
 		SELECT c.* FROM (
 			SELECT e.id AS edge_id, d.id AS sid, 0 AS rnk, 'inferred' AS conf,
 			       d.path, d.start_line, d.kind, d.qualified_name AS qname, count(*) OVER (PARTITION BY e.id) AS n
 			FROM (SELECT e.* FROM res_edges e
 			      WHERE e.kind IN ('reads','writes') AND e.qual NOT IN ('', 'self', 'this', 'cls', 'super')
-			        AND NOT EXISTS (SELECT 1 FROM crowded w WHERE w.name = e.target_name AND w.fam = ` + langFamily("e.language") + `)
+			        AND NOT EXISTS (SELECT 1 FROM crowded w WHERE w.name = e.target_name AND w.fam = ` + langFamily("e.language") + `
+			                        AND (e.src_test OR w.for_code))
 			        AND ` + notDecided + ` AND NOT ` + boundToImport + ` OFFSET 0) e
 			JOIN res_defs d ON d.name = e.target_name AND d.kind = 'field'
 			     AND ` + langFamily("d.language") + ` = ` + langFamily("e.language") + `
 			     AND (NOT ` + copiedCode("d.path") + ` OR ` + copiedCode("e.dir || '/'") + `)
 			     AND ` + notIntoTests + `) c
 		WHERE c.n <= ` + maxFieldCandidates)},
+	// The steps after these read the decisions (the constructors look up each
+	// decided class): without statistics res_out counted as a few rows, and
+	// 146 constructors took 3 s of nested loops over every __init__.
+	{"analyse decisions", `ANALYZE res_out`},
 }
 
 // maxFieldCandidates bounds an untyped field access's candidates (see above).

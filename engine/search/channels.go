@@ -190,7 +190,9 @@ const symbolExactSQL = `
 		ELSE 0.85 END AS score
 	FROM symbols s
 	WHERE s.repository_id = $1 AND s.kind NOT IN ('module', 'part', 'block', 'field')
-	  AND (lower(s.name) = $2 OR s.aliases @> ARRAY[$5::text] OR s.aliases @> ARRAY[$4::text])
+	  -- aliases <> '{}': the condition of the aliases' index (migration 0019)
+	  AND (lower(s.name) = $2 OR (s.aliases <> '{}' AND s.aliases @> ARRAY[$5::text])
+	       OR (s.aliases <> '{}' AND s.aliases @> ARRAY[$4::text]))
 	ORDER BY score DESC, s.is_test, length(s.path), s.id
 	LIMIT $6`
 

@@ -127,12 +127,12 @@ func Get(ctx context.Context, db *pg.DB, repoID, id int64) (Symbol, error) {
 
 // findSQL finds symbols of repository $1 by name $2 under path $3. Each branch of
 // the OR has an index, so the planner ORs three index scans: the alias test is
-// written as containment (@>), which the GIN index on aliases serves; "= ANY"
-// means the same but no index serves it, and one such branch made the whole OR a
-// sequential scan.
+// written as containment (@>), which the GIN index on aliases serves (after
+// "aliases <> '{}'", its condition: migration 0019); "= ANY" means the same but
+// no index serves it, and one such branch made the whole OR a sequential scan.
 const findSQL = `SELECT ` + Columns + ` FROM ` + From + `
 	WHERE s.repository_id = $1 AND s.kind NOT IN ('module','part','block') AND (s.kind = 'field') = $4
-	  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR s.aliases @> ARRAY[$2::text])
+	  AND (lower(s.name) = lower($2) OR lower(s.qualified_name) = lower($2) OR (s.aliases <> '{}' AND s.aliases @> ARRAY[$2::text]))
 	  AND ($3 = '' OR s.path = $3 OR starts_with(s.path, $3))
 	ORDER BY (s.qualified_name = $2) DESC, (s.name = $2) DESC, s.is_test, s.path, s.start_line
 	LIMIT 50`
