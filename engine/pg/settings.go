@@ -25,8 +25,10 @@ import (
 // archived (a copy of it is a pg_dump, docs/OPERATIONS.md), so it logs
 // minimal WAL: what crash recovery needs, and nothing for the index builds,
 // CLUSTER and VACUUM FULL of a first load, which write their files directly
-// and sync them at commit. Full-page images are compressed.
-// a first index of $GOROOT/src wrote XXX of WAL instead of YYY (issue 39).
+// and sync them at commit. A first load then ends with a checkpoint
+// (DB.Checkpoint), which deletes the WAL it wrote (issue 39: a first index of
+// $GOROOT/src left 16 MB of WAL instead of 570 MB, and wrote 1.1 GB instead
+// of 1.6 GB).
 func bulkLoadSettings() []string {
 	buffers := int64(128)
 	if total := memTotalMiB(); total > 0 {
@@ -39,7 +41,6 @@ func bulkLoadSettings() []string {
 		"-c", "wal_recycle=off",
 		"-c", "wal_level=minimal",
 		"-c", "max_wal_senders=0",
-		"-c", "wal_compression=on", // pglz: lz4 needs PostgreSQL 15 built with it
 	}
 }
 
