@@ -102,6 +102,13 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.w.finishRun(ctx, r.lock.conn, r.repo.Head, r.repo.Branch, r.opts.WorkingTree, len(r.opts.Paths) > 0, r.ix.emb.Name()); err != nil {
 		return err
 	}
+	if r.firstLoad {
+		// The load's WAL goes once its pages are written (pg.Checkpoint).
+		r.prog.phase("checkpoint")
+		if _, err := r.ix.db.Checkpoint(ctx); err != nil {
+			return err
+		}
+	}
 	r.prog.phase("done")
 	return nil
 }
