@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup setup-glove build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train
+.PHONY: all setup setup-glove build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train citus-test
 
 all: build
 
@@ -48,6 +48,15 @@ test-go:
 	$(GO) test -count=1 -run 'Allocations' ./engine/embed/
 	$(GO) test -count=1 $(OTHER_PKGS)
 
+# spelunk on a real Citus cluster (docs/OPERATIONS.md, "Scaling out on Citus"): the
+# coordinator's URL in SPELUNK_CITUS_URL (citus and vector in its database on every node,
+# workers added), beside the same work on one server. Not part of `make test`: CI has no
+# Citus; the test is behind the citus build tag. SPELUNK_CITUS_REPOS: git repositories to
+# index (default two copies of the fixture).
+citus-test: build
+	@test -n "$$SPELUNK_CITUS_URL" || { echo "citus-test: set SPELUNK_CITUS_URL to the Citus coordinator's URL (docs/OPERATIONS.md)" >&2; exit 2; }
+	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(GO) test -tags citus -count=1 -v -timeout 30m -run TestCitusCluster ./cmd/spelunk/
+
 # The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of
 # SOAK_STEPS random changes, each run compared row for row with a clean index,
 # a branch switch stopped at every progress report, and real spelunk index processes killed.
@@ -77,6 +86,7 @@ eval-real: build
 lint:
 	@test -z "$$(gofmt -l cmd engine tui migrations)" || { gofmt -l cmd engine tui migrations; exit 1; }
 	$(GO) vet ./...
+	$(GO) vet -tags citus ./cmd/spelunk/
 	$(GO) run $(STATICCHECK) ./...
 
 clean:

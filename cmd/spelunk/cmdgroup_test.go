@@ -17,7 +17,7 @@ func TestCmdGroupUnknown(t *testing.T) {
 		{"conflicts", "list, show, resolve, undo"},
 		{"sync", "status, now"},
 		{"hooks", "install, uninstall, status"},
-		{"db", "status, start, stop, url"},
+		{"db", "status, start, stop, url, distribute"},
 	} {
 		t.Run(tt.group, func(t *testing.T) {
 			code, out, errOut := spelunk(t, tt.group, "frob")

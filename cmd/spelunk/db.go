@@ -15,7 +15,7 @@ func newDBCmd(g *globals) *cobra.Command {
 	var throwaway bool
 	cmd := &cobra.Command{
 		Use:   "db",
-		Short: "Manage the embedded PostgreSQL cluster (status, start, stop, url)",
+		Short: "Manage the embedded PostgreSQL cluster (status, start, stop, url); distribute over Citus",
 		Long: "spelunk runs its own PostgreSQL cluster when no --db / SPELUNK_DATABASE_URL is given:\n" +
 			"data in " + pg.DefaultDataDir() + ", reachable only through a Unix socket (no TCP).\n" +
 			"It starts on demand and keeps running for the next command.",
@@ -104,5 +104,43 @@ func newDBCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	}
-	return cmdGroup(cmd, status, start, stop, url)
+	return cmdGroup(cmd, status, start, stop, url, newDistributeCmd(g))
+}
+
+// newDistributeCmd is `spelunk db distribute`: the tables of the database at
+// --db spread over the Citus cluster it is the coordinator of (docs/OPERATIONS.md).
+func newDistributeCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "distribute",
+		Short: "Distribute the tables by repository over a Citus cluster (--db: its coordinator)",
+		Long: "Migrates the database at --db, then makes its repository-keyed tables Citus distributed\n" +
+			"tables (by repository_id, co-located) and the rest reference tables, and creates the\n" +
+			"login role of --tenant that the workers see. Run it again after an upgrade (new tables)\n" +
+			"and once per further tenant.",
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			url := g.db
+			if url == "" {
+				url = os.Getenv("SPELUNK_DATABASE_URL")
+			}
+			if url == "" {
+				return usagef("spelunk db distribute needs the Citus coordinator's URL: --db URL or $SPELUNK_DATABASE_URL (the embedded cluster has no Citus)")
+			}
+			db, err := pg.Open(cmd.Context(), pg.Options{URL: url, Tenant: g.tenant, MaxConns: 1, OnMigration: sayMigration})
+			if err != nil {
+				return err
+			}
+			db.Close()
+			rep, err := pg.Distribute(cmd.Context(), url, []string{g.tenant})
+			if err != nil {
+				return err
+			}
+			if g.json {
+				return json.NewEncoder(os.Stdout).Encode(rep)
+			}
+			fmt.Printf("citus %s, %d workers\ndistributed by repository_id: %d tables %v\nreference: %d tables %v\nalready done: %d tables\ntenant roles: %v\n",
+				rep.Citus, rep.Workers, len(rep.Distributed), rep.Distributed, len(rep.Reference), rep.Reference, rep.Already, rep.Roles)
+			return nil
+		},
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
 // allocIDs takes n ids from a table's identity sequence, so linked rows (parent
@@ -29,13 +31,19 @@ func allocIDs(ctx context.Context, tx pgx.Tx, table string, n int) ([]int64, err
 // under row-level security, so rows are COPYed into a session-local staging table of
 // the same columns (emptied at commit) and moved with one INSERT ... SELECT, which
 // the tenant policy checks like any insert.
-func copyRows(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any) error {
-	return copyRowsOrdered(ctx, tx, table, cols, rows, "")
+//
+// On Citus (db.Distributed) the move says ON CONFLICT DO NOTHING: Citus runs
+// a plain INSERT ... SELECT from a local table as a COPY into each shard,
+// which the workers refuse under row-level security too, and one with ON
+// CONFLICT as an INSERT ... SELECT on each shard from rows it sent there
+// first. A duplicate key, which no run writes, is then skipped, not an error.
+func copyRows(ctx context.Context, tx pgx.Tx, db *pg.DB, table string, cols []string, rows [][]any) error {
+	return copyRowsOrdered(ctx, tx, db, table, cols, rows, "")
 }
 
 // copyRowsOrdered is copyRows moving the rows in the order of the SQL list
 // order ("" for any order).
-func copyRowsOrdered(ctx context.Context, tx pgx.Tx, table string, cols []string, rows [][]any, order string) error {
+func copyRowsOrdered(ctx context.Context, tx pgx.Tx, db *pg.DB, table string, cols []string, rows [][]any, order string) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -55,6 +63,9 @@ func copyRowsOrdered(ctx context.Context, tx pgx.Tx, table string, cols []string
 	insert := fmt.Sprintf(`INSERT INTO %s (%s) SELECT %s FROM %s`, table, list, list, stage)
 	if order != "" {
 		insert += ` ORDER BY ` + order // the default collation, as the index's
+	}
+	if db.Distributed {
+		insert += ` ON CONFLICT DO NOTHING`
 	}
 	if _, err := tx.Exec(ctx, insert); err != nil {
 		return fmt.Errorf("insert %s: %w", table, err)

@@ -149,7 +149,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 			e.repoID, model, keptIDs); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, kept); err != nil {
+		if err := copyRows(ctx, tx, e.db, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, kept); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'

@@ -84,7 +84,7 @@ func (w *writer) relinkGoImplementations(ctx context.Context, dirs []string) err
 			return fmt.Errorf("go implementations: %w", err)
 		}
 		deleted += tag.RowsAffected()
-		return copyRows(ctx, tx, "edges", edgeColumns, edgeRows)
+		return copyRows(ctx, tx, w.db, "edges", edgeColumns, edgeRows)
 	})
 	if err == nil {
 		w.addEdges(len(edgeRows) - int(deleted))

@@ -325,6 +325,15 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 			b.Queue(sql, args...)
 		}
 		queue("relax the commit", relaxCommitSQL)
+		if w.db.Distributed {
+			for _, c := range shadowCopies {
+				if strings.Contains(c.sql, "$1") {
+					queue(c.name, c.sql, w.repoID)
+				} else {
+					queue(c.name, c.sql)
+				}
+			}
+		}
 		// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
 		// scale: with the default 4 MB each spilled to disk in up to 128 batches.
 		queue("work memory", `SET LOCAL work_mem = '64MB'`)
@@ -348,6 +357,9 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 					queue(step.name, sql)
 				}
 			}
+		}
+		if w.db.Distributed {
+			queue("write the decisions back", shadowWriteBack, w.repoID)
 		}
 		br := tx.SendBatch(ctx, b)
 		for _, name := range names {

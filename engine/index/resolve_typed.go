@@ -28,6 +28,11 @@ const inScope = `CASE WHEN n.tpkg = '' AND s.file_id = r.ctx_file THEN 0
 	             AND (i.target_file = s.file_id OR (r.language = 'go' AND f.language = 'go' AND i.target_path = f.dir))) THEN 2
 	END`
 
+// The steps that update a session table from a join of it with the
+// repository's tables name that join in a WITH clause: PostgreSQL inlines it
+// (the same plan as a FROM subquery), and Citus, which refuses an UPDATE of a
+// local table whose FROM subquery joins local and distributed tables, runs it
+// as a query of its own first.
 var typedSteps = []struct{ name, sql string }{
 	{"typed edges", `
 		INSERT INTO res_typed
@@ -36,8 +41,7 @@ var typedSteps = []struct{ name, sql string }{
 	// "()F": the type is F's result type, named from F's file; calling a class
 	// (Python C(), a JS factory named like it) gives the class.
 	{"call results", `
-		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
-		FROM (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
+		WITH x AS (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
 			SELECT r.edge_id, CASE WHEN s.kind = 'class' THEN s.name ELSE coalesce(s.result_type, '') END AS t,
 			       s.file_id, f.dir, f.path, s.start_line, s.kind, s.qualified_name, ` + inScope + ` AS rnk
 			FROM (SELECT edge_id, language, ctx_file, ctx_dir, substr(t, 3) AS t FROM res_typed WHERE t LIKE '()%') r
@@ -45,8 +49,9 @@ var typedSteps = []struct{ name, sql string }{
 			JOIN symbols s ON s.repository_id = $1 AND s.name = n.tname AND s.kind IN ('function','class')
 			JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
 		      WHERE c.rnk IS NOT NULL
-		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
-		WHERE r.edge_id = x.edge_id`},
+		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C")
+		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
+		FROM x WHERE r.edge_id = x.edge_id`},
 	{"imports of result files", contextImports},
 	// "T#f" (Go): the type of field f of struct T, declared in another file; a
 	// chain T#f#g takes one field a round.
@@ -194,8 +199,7 @@ const contextImports = `
 // T located from the edge's file as a call result's F is, and continues from
 // the field's file. A field of no known type leaves "" (the name steps decide).
 const fieldTypes = `
-		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
-		FROM (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
+		WITH x AS (SELECT DISTINCT ON (c.edge_id) c.edge_id, c.t, c.file_id, c.dir FROM (
 			SELECT r.edge_id, CASE WHEN ft.t = '' THEN '' ELSE ft.t || r.rest END AS t,
 			       s.file_id, f.dir, f.path, s.start_line, s.kind, s.qualified_name, ` + inScope + ` AS rnk
 			FROM (SELECT edge_id, language, ctx_file, ctx_dir, split_part(t, '#', 1) AS t,
@@ -210,8 +214,9 @@ const fieldTypes = `
 			                                ELSE '' END AS t) ft
 			JOIN files f ON f.repository_id = $1 AND f.id = s.file_id) c
 		      WHERE c.rnk IS NOT NULL
-		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C") x
-		WHERE r.edge_id = x.edge_id`
+		      ORDER BY c.edge_id, c.rnk, c.path COLLATE "C", c.start_line, c.kind, c.qualified_name COLLATE "C")
+		UPDATE res_typed r SET t = x.t, ctx_file = x.file_id, ctx_dir = x.dir
+		FROM x WHERE r.edge_id = x.edge_id`
 
 // memberKind is the kind of member a typed edge r looks for on its type.
 const memberKind = `(CASE WHEN r.kind = 'calls' THEN 'method' ELSE 'field' END)`

@@ -332,7 +332,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 		pending = append(pending, rows.pending...)
-		if err := copyFileRows(ctx, tx, &rows); err != nil {
+		if err := copyFileRows(ctx, tx, w.db, &rows); err != nil {
 			return err
 		}
 		after, err = w.countFiles(ctx, tx, paths)
@@ -346,29 +346,29 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 }
 
 // copyFileRows bulk-loads the rows of a batch of files.
-func copyFileRows(ctx context.Context, tx pgx.Tx, rows *fileRows) error {
-	if err := copyRows(ctx, tx, "files", []string{"repository_id", "id", "path", "dir",
+func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows) error {
+	if err := copyRows(ctx, tx, db, "files", []string{"repository_id", "id", "path", "dir",
 		"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
 		"secrets_redacted", "is_test", "mtime_ns"}, rows.files); err != nil {
 		return err
 	}
-	if err := copyRows(ctx, tx, "symbols", []string{"repository_id", "id", "file_id",
+	if err := copyRows(ctx, tx, db, "symbols", []string{"repository_id", "id", "file_id",
 		"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 		"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
 		"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
 		"skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
 		return err
 	}
-	if err := copyRows(ctx, tx, "edges", edgeColumns, rows.edges); err != nil {
+	if err := copyRows(ctx, tx, db, "edges", edgeColumns, rows.edges); err != nil {
 		return err
 	}
 	// In term order: the batch's rows then land next to each other in the
 	// term index instead of at random places across it.
-	if err := copyRowsOrdered(ctx, tx, "postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
+	if err := copyRowsOrdered(ctx, tx, db, "postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
 		`repository_id, term, file_id`); err != nil {
 		return err
 	}
-	if err := copyRows(ctx, tx, "symbol_embeddings", []string{"repository_id", "symbol_id",
+	if err := copyRows(ctx, tx, db, "symbol_embeddings", []string{"repository_id", "symbol_id",
 		"model", "content_hash", "embedding"}, rows.vectors); err != nil {
 		return err
 	}

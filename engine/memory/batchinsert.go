@@ -21,7 +21,8 @@ const (
 	// $1 project  $2 ids  $3 authors
 	insertRunEventsSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
 		SELECT $1, u.id, 'add', NULL, 'ACTIVE', u.author, NULL, NULL
-		FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, author, ord) ORDER BY u.ord`
+		FROM unnest($2::uuid[], $3::text[]) WITH ORDINALITY AS u(id, author, ord) ORDER BY u.ord
+		ON CONFLICT DO NOTHING` // citusInsertSelect (sql.go)
 	// Unindexed: the run's vectors wait beside the HNSW index, read exactly by
 	// every neighbour query, until Store.IndexDelta moves them in (delta.go).
 	// The vectors go in binary (vector[]), the floats the caller holds: the

@@ -46,6 +46,10 @@ type reviewAnchorRow struct {
 	Now      *string     `db:"now"`
 }
 
+// Subqueries here name the repository as $1, as their outer query does: Citus
+// routes a statement to one shard only when each table is filtered by a
+// constant key (a correlated a.repository_id runs on every shard).
+
 // Review lists the review queue, oldest change first: live memories in
 // NEEDS_REVIEW, and live memories of another status (DISPUTED, ...) with an
 // anchor that is no longer current, each with its anchors and their diffs.
@@ -53,7 +57,7 @@ func (s *Store) Review(ctx context.Context) ([]ReviewItem, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT `+memoryColumns+` FROM memories m
 		WHERE m.repository_id = $1 AND m.status IN `+liveStatuses+`
 			AND (m.status = 'NEEDS_REVIEW' OR EXISTS (SELECT 1 FROM memory_anchors a
-				WHERE a.repository_id = m.repository_id AND a.memory_id = m.id AND a.state <> 'current'))
+				WHERE a.repository_id = $1 AND a.memory_id = m.id AND a.state <> 'current'))
 		ORDER BY m.status_at NULLS LAST, m.created_at, m.id LIMIT $2`, s.project, maxReview)
 	if err != nil {
 		return nil, fmt.Errorf("review queue: %w", err)
@@ -81,7 +85,7 @@ func (s *Store) Review(ctx context.Context) ([]ReviewItem, error) {
 func (s *Store) reviewAnchors(ctx context.Context, ids []string) (map[string][]ReviewAnchor, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT a.memory_id::text AS memory_id, a.path, a.name, a.kind, a.state,
 			coalesce(a.old_path, '') AS old_path, a.content,
-			(SELECT y.content FROM symbols y WHERE y.repository_id = a.repository_id AND a.name <> ''
+			(SELECT y.content FROM symbols y WHERE y.repository_id = $1 AND a.name <> ''
 				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1) AS now
 		FROM memory_anchors a WHERE a.repository_id = $1 AND a.memory_id = ANY($2::uuid[])
 		ORDER BY a.memory_id, a.path, a.name`, s.project, ids)
@@ -154,10 +158,10 @@ func (s *Store) repin(ctx context.Context, tx pgx.Tx, id string) error {
 	}
 	_, err := tx.Exec(ctx, `UPDATE memory_anchors a SET state = 'current', old_path = NULL, pinned_at = now(), changed_at = NULL,
 			content_hash = coalesce(CASE WHEN a.name = '' THEN
-					(SELECT coalesce(f.content_hash, f.blob_sha) FROM files f WHERE f.repository_id = a.repository_id AND f.path = a.path)
-				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = a.repository_id AND y.path = a.path
+					(SELECT coalesce(f.content_hash, f.blob_sha) FROM files f WHERE f.repository_id = $1 AND f.path = a.path)
+				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = $1 AND y.path = a.path
 					AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1) END, a.content_hash),
-			content = coalesce((SELECT left(y.content, $3) FROM symbols y WHERE y.repository_id = a.repository_id AND a.name <> ''
+			content = coalesce((SELECT left(y.content, $3) FROM symbols y WHERE y.repository_id = $1 AND a.name <> ''
 				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1), a.content)
 		WHERE a.repository_id = $1 AND a.memory_id = $2::uuid`, s.project, id, maxPinnedContent)
 	if err != nil {

@@ -39,6 +39,12 @@ INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_sta
 SELECT $1, u.id, $8, $7, $3, $5, nullif($6, ''), nullif($9, '')::uuid FROM u
 RETURNING memory_id::text`
 
+// citusInsertSelect: an event's id is new from its sequence, so ON CONFLICT
+// DO NOTHING changes nothing on one server; on Citus it makes an INSERT ...
+// SELECT of rows the coordinator computed run as an INSERT on the shard
+// rather than a COPY into it, which row-level security refuses
+// (docs/OPERATIONS.md, "Scaling out on Citus").
+
 // disputeSQL marks the ACTIVE memories among $2 DISPUTED and records the events,
 // in one statement (a conflict can touch many memories at once). Each memory gets
 // its own reason ($4, parallel to $2): the new memory names the ones it
@@ -55,7 +61,8 @@ WITH r AS (
 	RETURNING m.id, r.reason
 )
 INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)
-SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, u.reason, $5::uuid FROM u`
+SELECT $1, u.id, 'dispute', 'ACTIVE', 'DISPUTED', $3, u.reason, $5::uuid FROM u
+ON CONFLICT DO NOTHING` // citusInsertSelect
 
 // eventSQL records an event without a status change (an addition).
 const eventSQL = `INSERT INTO memory_events (repository_id, memory_id, action, from_status, to_status, actor, reason, conflict_id)

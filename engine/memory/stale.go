@@ -101,11 +101,13 @@ func anchorKey(memoryID, path, name string) string { return memoryID + "\x00" + 
 
 // anchorsToCheck reads the anchors of live memories on paths (every path with
 // all) with the content hash their definition or file has now (nil: gone).
+// The subqueries name the repository as $1, not a.repository_id: Citus routes
+// a statement to one shard only when each table is filtered by a constant key.
 func (s *Store) anchorsToCheck(ctx context.Context, tx pgx.Tx, paths []string, all bool) ([]staleAnchor, error) {
 	rows, err := tx.Query(ctx, `SELECT a.memory_id::text AS memory_id, m.status, a.path, a.name, a.kind, a.content_hash, a.state,
 			CASE WHEN a.name = '' THEN (SELECT coalesce(f.content_hash, f.blob_sha, '') FROM files f
-					WHERE f.repository_id = a.repository_id AND f.path = a.path)
-				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = a.repository_id
+					WHERE f.repository_id = $1 AND f.path = a.path)
+				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = $1
 					AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind
 					ORDER BY y.start_line LIMIT 1) END AS now_hash
 		FROM memory_anchors a

@@ -36,7 +36,7 @@ func (db *DB) Background(ctx context.Context) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open background pool: %w", err)
 	}
-	bg := &DB{Pool: pool, URL: db.URL, Tenant: db.Tenant, AppRole: db.AppRole, applied: db.applied, background: true}
+	bg := &DB{Pool: pool, URL: db.URL, Tenant: db.Tenant, AppRole: db.AppRole, Distributed: db.Distributed, applied: db.applied, background: true}
 	bg.iterative.Store(db.iterative.Load())
 	return bg, nil
 }

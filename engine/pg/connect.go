@@ -35,6 +35,9 @@ type DB struct {
 	// AppRole reports whether connections SET ROLE spelunk_app (false when the server
 	// did not let us create it: RLS then applies through FORCE on a non-superuser owner).
 	AppRole bool
+	// Distributed reports a database spelunk distributed over Citus (`spelunk
+	// db distribute`): connections act as the tenant's role (TenantRole).
+	Distributed bool
 
 	iterative  atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
 	applied    int          // the schema version Open found
@@ -79,7 +82,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := CheckServer(ctx, conn); err != nil {
 		return nil, err
 	}
-	st, err := currentState(ctx, conn, opts.OnMigration)
+	st, err := currentState(ctx, conn, opts.Tenant, opts.OnMigration)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +132,7 @@ func openReady(ctx context.Context, cfg *pgxpool.Config, opts Options) (*DB, err
 		if err := CheckServer(ctx, c); err != nil {
 			return nil, err
 		}
-		st, err := readOpenState(ctx, c)
+		st, err := readOpenState(ctx, c, opts.Tenant)
 		return &st, err
 	})
 	var pgErr *pgconn.PgError
@@ -165,6 +168,13 @@ func openPool(ctx context.Context, cfg *pgxpool.Config, opts Options, first func
 			st = read
 		}
 		st.registerVectorTypes(c.TypeMap())
+		if st.tenantRole != "" {
+			// On Citus: the role the workers see (TenantRole). One more round
+			// trip per connection, on a distributed database only.
+			if _, err := c.Exec(ctx, "SET ROLE "+pgx.Identifier{st.tenantRole}.Sanitize()); err != nil {
+				return fmt.Errorf("act as the tenant's role %s: %w", st.tenantRole, err)
+			}
+		}
 		return nil
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
@@ -185,7 +195,7 @@ func openPool(ctx context.Context, cfg *pgxpool.Config, opts Options, first func
 		pool.Close()
 		return nil, errors.New("the vector type is missing from the database (is the pgvector extension installed?)")
 	}
-	db := &DB{Pool: pool, URL: opts.URL, Tenant: opts.Tenant, AppRole: st.appRole, applied: st.applied}
+	db := &DB{Pool: pool, URL: opts.URL, Tenant: opts.Tenant, AppRole: st.appRole, Distributed: st.tenantRole != "", applied: st.applied}
 	db.iterative.Store(1)
 	if HasIterativeScan(st.vectorVersion) {
 		db.iterative.Store(2)
@@ -196,8 +206,8 @@ func openPool(ctx context.Context, cfg *pgxpool.Config, opts Options, first func
 // currentState reads the database's state and, when its schema is not this
 // binary's, migrates it (under the migration lock, which a current schema does
 // not take) and reads the state again.
-func currentState(ctx context.Context, conn *pgx.Conn, onMigration func(int, string)) (openState, error) {
-	st, err := readOpenState(ctx, conn)
+func currentState(ctx context.Context, conn *pgx.Conn, tenant string, onMigration func(int, string)) (openState, error) {
+	st, err := readOpenState(ctx, conn, tenant)
 	if err != nil {
 		return st, err
 	}
@@ -211,7 +221,7 @@ func currentState(ctx context.Context, conn *pgx.Conn, onMigration func(int, str
 	if _, err := migrate(ctx, conn, onMigration); err != nil {
 		return st, err
 	}
-	return readOpenState(ctx, conn)
+	return readOpenState(ctx, conn, tenant)
 }
 
 // Close releases the pool.

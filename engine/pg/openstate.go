@@ -17,8 +17,11 @@ import (
 // query on its owner connection and none on each pool connection (it paid six,
 // and three on each pool connection: the type lookup, SET ROLE and the tenant).
 type openState struct {
-	applied       int  // schema version; 0 when the migrations table does not exist
-	appRole       bool // AppRole exists and the URL's user may act as it
+	applied int  // schema version; 0 when the migrations table does not exist
+	appRole bool // AppRole exists and the URL's user may act as it
+	// tenantRole is TenantRole(tenant) when it exists and the session's user
+	// may act as it (a database spelunk distributed over Citus), else empty.
+	tenantRole    string
 	vectorVersion string
 	// Type OIDs of vector, _vector, halfvec, _halfvec, sparsevec and _sparsevec;
 	// nil for a type the installed pgvector does not have.
@@ -26,6 +29,7 @@ type openState struct {
 }
 
 const openStateSQL = `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AND pg_has_role(current_user, $1, 'MEMBER'),
+	coalesce((SELECT rolname FROM pg_roles WHERE rolname = $2 AND pg_has_role(session_user, oid, 'MEMBER')), ''),
 	coalesce((SELECT extversion FROM pg_extension WHERE extname = 'vector'), ''),
 	to_regtype('vector')::oid, to_regtype('_vector')::oid, to_regtype('halfvec')::oid,
 	to_regtype('_halfvec')::oid, to_regtype('sparsevec')::oid, to_regtype('_sparsevec')::oid`
@@ -34,14 +38,14 @@ const openStateSQL = `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) 
 // statement of it. Before the first migration the batch fails as a whole (it is
 // prepared before it runs) and the state is the zero one, schema version 0:
 // Open then migrates and reads it again.
-func readOpenState(ctx context.Context, conn *pgx.Conn) (openState, error) {
+func readOpenState(ctx context.Context, conn *pgx.Conn, tenant string) (openState, error) {
 	var st openState
 	b := &pgx.Batch{}
-	b.Queue(openStateSQL, AppRole)
+	b.Queue(openStateSQL, AppRole, TenantRole(tenant))
 	b.Queue(`SELECT coalesce(max(version), 0) FROM spelunk_schema_migrations`)
 	res := conn.SendBatch(ctx, b)
 	o := &st.oids
-	err := res.QueryRow().Scan(&st.appRole, &st.vectorVersion, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])
+	err := res.QueryRow().Scan(&st.appRole, &st.tenantRole, &st.vectorVersion, &o[0], &o[1], &o[2], &o[3], &o[4], &o[5])
 	if err == nil {
 		err = res.QueryRow().Scan(&st.applied)
 	}

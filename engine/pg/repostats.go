@@ -103,14 +103,23 @@ func (db *DB) UpdateRepoStats(ctx context.Context, repoID int64, changedFiles, f
 	if stored && delta != nil && drift <= max(files/10, 20) {
 		return t, nil
 	}
-	err = db.Pool.QueryRow(ctx, `UPDATE repositories r SET stat_chunks = s.chunks, stat_docs = s.docs,
-		stat_avg_length = s.avg, stat_drift = 0,
-		stat_files = (SELECT count(*) FROM files WHERE repository_id = $1),
-		stat_edges = (SELECT count(*) FROM edges WHERE repository_id = $1)
-		FROM (`+countRepoStats+`) s(chunks, docs, avg) WHERE r.id = $1
-		RETURNING r.stat_files, r.stat_chunks, r.stat_edges`, repoID).Scan(&t.Files, &t.Chunks, &t.Edges)
+	// Counted first, then stored: Citus refuses one statement that reads the
+	// distributed tables and writes repositories, a reference table.
+	var chunks, docs int
+	var avg float64
+	err = db.Pool.QueryRow(ctx, `SELECT s.chunks, s.docs, s.avg,
+		(SELECT count(*) FROM files WHERE repository_id = $1),
+		(SELECT count(*) FROM edges WHERE repository_id = $1)
+		FROM (`+countRepoStats+`) s(chunks, docs, avg)`, repoID).Scan(&chunks, &docs, &avg, &t.Files, &t.Edges)
 	if err != nil {
 		return t, fmt.Errorf("count the repository's statistics: %w", err)
+	}
+	t.Chunks = chunks
+	_, err = db.Pool.Exec(ctx, `UPDATE repositories SET stat_chunks = $2, stat_docs = $3,
+		stat_avg_length = $4, stat_drift = 0, stat_files = $5, stat_edges = $6 WHERE id = $1`,
+		repoID, chunks, docs, avg, t.Files, t.Edges)
+	if err != nil {
+		return t, fmt.Errorf("store the repository's statistics: %w", err)
 	}
 	return t, nil
 }

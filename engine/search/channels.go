@@ -318,9 +318,16 @@ const edgeWeight = `CASE e.confidence WHEN 'exact' THEN 1.0
 // maxFanOut bounds how many candidates of an ambiguous edge the graph channel
 // follows: past it each would carry a weight under 0.1 while multiplying the
 // rows of the second hop (the first only keeps the edge's first candidate).
+// On Citus (distributed) the key is compared plainly: Citus routes a
+// statement to one shard only when each of its distributed tables is filtered
+// by equality on repository_id, and refuses the walk's joins across shards.
 const maxFanOut = "4"
 
-func graphNeighbours(from, kinds string) string {
+func graphNeighbours(from, kinds string, distributed bool) string {
+	repo := `e.repository_id + 0 = $1`
+	if distributed {
+		repo = `e.repository_id = $1`
+	}
 	return `SELECT c.id, ` + edgeWeight + ` AS cw
 		FROM edges e CROSS JOIN LATERAL unnest(CASE WHEN cardinality(e.candidates) > ` + maxFanOut + `
 		     THEN ARRAY[e.target_id] ELSE coalesce(e.candidates, ARRAY[e.target_id]) END) AS c(id)
@@ -330,7 +337,7 @@ func graphNeighbours(from, kinds string) string {
 		FROM edges e WHERE e.repository_id = $1 AND e.target_id = ` + from + `.id AND e.kind IN (` + kinds + `)
 		UNION ALL
 		SELECT e.source_id, ` + edgeWeight + `
-		FROM edges e WHERE e.repository_id + 0 = $1 AND e.candidates @> ARRAY[` + from + `.id]
+		FROM edges e WHERE ` + repo + ` AND e.candidates @> ARRAY[` + from + `.id]
 		  AND cardinality(e.candidates) <= ` + maxFanOut + `
 		  AND e.target_id IS DISTINCT FROM ` + from + `.id AND e.kind IN (` + kinds + `)`
 }
@@ -367,13 +374,13 @@ func (s *Searcher) graphChannel(ctx context.Context, anchors []int64, f Filter) 
 			SELECT id, 1.0 / ord AS w FROM unnest($2::bigint[]) WITH ORDINALITY AS t(id, ord)
 		), hop1 AS (
 			SELECT n.id, max(a.w * n.cw) AS w
-			FROM a CROSS JOIN LATERAL (`+graphNeighbours("a", `'calls', 'inherits', 'implements', 'references'`)+`) n
+			FROM a CROSS JOIN LATERAL (`+graphNeighbours("a", `'calls', 'inherits', 'implements', 'references'`, s.db.Distributed)+`) n
 			GROUP BY 1
 		), frontier AS (
 			SELECT id, w FROM hop1 ORDER BY w DESC, id LIMIT $4
 		), hop2 AS (
 			SELECT n.id, max(h.w * n.cw) * 0.5 AS w
-			FROM frontier h CROSS JOIN LATERAL (`+graphNeighbours("h", `'calls', 'inherits', 'implements'`)+`) n
+			FROM frontier h CROSS JOIN LATERAL (`+graphNeighbours("h", `'calls', 'inherits', 'implements'`, s.db.Distributed)+`) n
 			GROUP BY 1
 		)
 		SELECT id, max(w) AS score FROM (SELECT * FROM hop1 UNION ALL SELECT * FROM hop2) n
