@@ -80,7 +80,7 @@ func TestEveryTableIsDistributableByRepository(t *testing.T) {
 	}
 
 	// Citus refuses to distribute a table with an identity column (migration
-	// 0019 replaced them with sequence defaults).
+	// 0020 replaced them with sequence defaults).
 	rows, err = db.Pool.Query(ctx, `
 		SELECT c.relname || '.' || a.attname
 		FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid

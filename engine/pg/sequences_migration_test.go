@@ -8,7 +8,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
-// TestSequencesMigrationKeepsIDs applies migration 0019 (identity columns to
+// TestSequencesMigrationKeepsIDs applies migration 0020 (identity columns to
 // sequence defaults) to a database holding rows: the next id continues after
 // the last one the identity gave, and the indexer's way of allocating ids
 // (nextval of pg_get_serial_sequence) still names the column's sequence.

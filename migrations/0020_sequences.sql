@@ -1,4 +1,4 @@
--- 0019_sequences: identity columns become columns with a sequence default
+-- 0020_sequences: identity columns become columns with a sequence default
 -- (issue 39 item 5: spelunk on a real Citus cluster).
 --
 -- Citus refuses to distribute a table with an identity column once it has
