@@ -83,6 +83,7 @@ type Tree struct {
 	t       testing.TB
 	Root    string
 	names   map[string][]string // language -> every name generated so far, removed or not
+	types   map[string][]string // language -> class and type names a base can be (real trees)
 	branch  string
 	touched map[string]bool // paths changed since ResetTouched
 	// Committed is set by a commit or a branch switch since ResetTouched.
@@ -172,10 +173,7 @@ func (tr *Tree) Apply(o Op) string {
 		if !ok {
 			return ""
 		}
-		if err := os.Remove(tr.abs(p)); err != nil {
-			tr.t.Fatal(err)
-		}
-		tr.touched[p] = true
+		tr.remove(p)
 		return "delete " + p
 	case OpRenameFile:
 		return tr.renameFile(o)
@@ -187,17 +185,22 @@ func (tr *Tree) Apply(o Op) string {
 	case OpSwitch:
 		return tr.switchBranch(o)
 	}
-	return ""
+	return tr.applyReal(o)
 }
 
 func (tr *Tree) abs(rel string) string { return filepath.Join(tr.Root, filepath.FromSlash(rel)) }
 
 func (tr *Tree) read(rel string) string {
-	data, err := os.ReadFile(tr.abs(rel))
+	data, err := readFile(tr.abs(rel))
 	if err != nil {
 		tr.t.Fatal(err)
 	}
-	return string(data)
+	return data
+}
+
+func readFile(abs string) (string, error) {
+	data, err := os.ReadFile(abs)
+	return string(data), err
 }
 
 func (tr *Tree) write(rel, s string) {
