@@ -115,8 +115,8 @@ func (s *soak) runSeed(t *testing.T, repo string, seed uint64, n int) {
 type soakPlan struct {
 	repos                []string
 	steps, seq, parallel int
-	limit      time.Duration
-	replay     string
+	limit                time.Duration
+	replay               string
 }
 
 func soakPlanFromEnv(t *testing.T) soakPlan {

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
@@ -84,12 +85,20 @@ func treeKey(t *testing.T, root string, workingTree bool) string {
 // dropped after) and returns its rows and anchor hashes.
 func cleanSnapshot(t *testing.T, db *pg.DB, root string, workingTree bool) cleanSnap {
 	t.Helper()
-	ctx := context.Background()
+	ctx, began := context.Background(), time.Now()
 	sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{WorkingTree: workingTree, StoreAs: "clean:" + root})
 	if err != nil {
 		t.Fatalf("clean index: %v", err)
 	}
+	indexed := time.Now()
 	snap := cleanSnap{rows: indextest.Rows(t, db, sum.RepositoryID), hashes: indextest.AnchorHashes(t, db, sum.RepositoryID)}
+	read := time.Now()
+	defer func() {
+		if os.Getenv("SPELUNK_SOAK_TRACE") != "" {
+			t.Logf("clean: index %v, rows %v, drop %v", indexed.Sub(began).Round(time.Millisecond),
+				read.Sub(indexed).Round(time.Millisecond), time.Since(read).Round(time.Millisecond))
+		}
+	}()
 	for _, table := range []string{"edges", "postings", "symbol_embeddings", "symbols", "files", "repositories"} {
 		col := "repository_id"
 		if table == "repositories" {

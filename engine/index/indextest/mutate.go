@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -324,7 +325,7 @@ func (tr *Tree) addFile(o Op) string {
 		return ""
 	}
 	l, dir := lang(p), filepath.ToSlash(filepath.Dir(p))
-	rel := fmt.Sprintf("%s/gen%d.%s", dir, o.ID, l)
+	rel := path.Join(dir, fmt.Sprintf("gen%d.%s", o.ID, l))
 	head := ""
 	if l == "go" {
 		head = goPackage(tr.read(p)) + "\n"
@@ -357,7 +358,7 @@ func (tr *Tree) renameFile(o Op) string {
 		}
 	}
 	dir, _ := pick(dirs, o.R[1])
-	rel := fmt.Sprintf("%s/moved%d_%s", dir, o.ID, filepath.Base(p))
+	rel := path.Join(dir, fmt.Sprintf("moved%d_%s", o.ID, filepath.Base(p)))
 	if err := os.Rename(tr.abs(p), tr.abs(rel)); err != nil {
 		tr.t.Fatal(err)
 	}
