@@ -37,7 +37,9 @@ import (
 // SPELUNK_SOAK_REPOS (repository paths separated by ":"; they are cloned,
 // never changed) with SPELUNK_SOAK_STEPS (total, default 5000),
 // SPELUNK_SOAK_SEQ (steps of one seed, default 100) and
-// SPELUNK_SOAK_MINUTES (default 600) is `make soak REPOS=...`; unset, it runs
+// SPELUNK_SOAK_MINUTES (default 600), SPELUNK_SOAK_PARALLEL (seeds at once,
+// default 1) and SPELUNK_SOAK_SEED (the first seed, default 1000) is
+// `make soak SOAK_REPOS=...`; unset, it runs
 // 24 steps on the fixture, as make test does. It reports steps, runs stopped,
 // rows that differ and the first failing seed, shrunk and replayable with
 // SPELUNK_SOAK_REPLAY=repo@seed:i,j,...
@@ -59,7 +61,7 @@ func TestSoakRepos(t *testing.T) {
 				if n == 0 {
 					return
 				}
-				s.runSeed(t, p.repos[k%len(p.repos)], uint64(1000+k), n)
+				s.runSeed(t, p.repos[k%len(p.repos)], uint64(p.seed0+k), n)
 				s.mu.Lock()
 				t.Logf("after %s: %s, clean runs %d (cache hits %d), %d seeds failed",
 					time.Since(start).Round(time.Second), s.total, s.cleanRuns, s.cache.hits, len(s.failures))
@@ -113,14 +115,14 @@ func (s *soak) runSeed(t *testing.T, repo string, seed uint64, n int) {
 
 // soakPlan is what the soak runs.
 type soakPlan struct {
-	repos                []string
-	steps, seq, parallel int
-	limit                time.Duration
-	replay               string
+	repos                       []string
+	steps, seq, parallel, seed0 int
+	limit                       time.Duration
+	replay                      string
 }
 
 func soakPlanFromEnv(t *testing.T) soakPlan {
-	p := soakPlan{steps: 24, seq: 12, parallel: 1, limit: 600 * time.Minute, replay: os.Getenv("SPELUNK_SOAK_REPLAY")}
+	p := soakPlan{steps: 24, seq: 12, parallel: 1, seed0: 1000, limit: 600 * time.Minute, replay: os.Getenv("SPELUNK_SOAK_REPLAY")}
 	spec := os.Getenv("SPELUNK_SOAK_REPOS")
 	if spec == "" {
 		p.repos = []string{indextest.Repo(t)}
@@ -132,6 +134,9 @@ func soakPlanFromEnv(t *testing.T) soakPlan {
 	}
 	if n, err := strconv.Atoi(os.Getenv("SPELUNK_SOAK_SEQ")); err == nil && n > 0 {
 		p.seq = n
+	}
+	if n, err := strconv.Atoi(os.Getenv("SPELUNK_SOAK_SEED")); err == nil && n > 0 {
+		p.seed0 = n
 	}
 	if n, err := strconv.Atoi(os.Getenv("SPELUNK_SOAK_PARALLEL")); err == nil && n > 0 {
 		p.parallel = n
