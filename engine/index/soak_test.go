@@ -40,7 +40,7 @@ import (
 // SPELUNK_SOAK_MINUTES (default 600), SPELUNK_SOAK_PARALLEL (seeds at once,
 // default 1) and SPELUNK_SOAK_SEED (the first seed, default 1000) is
 // `make soak SOAK_REPOS=...`; unset, it runs
-// 24 steps on the fixture, as make test does. It reports steps, runs stopped,
+// 16 steps on the fixture, as make test does. It reports steps, runs stopped,
 // rows that differ and the first failing seed, shrunk and replayable with
 // SPELUNK_SOAK_REPLAY=repo@seed:i,j,...
 func TestSoakRepos(t *testing.T) {
@@ -122,7 +122,7 @@ type soakPlan struct {
 }
 
 func soakPlanFromEnv(t *testing.T) soakPlan {
-	p := soakPlan{steps: 24, seq: 12, parallel: 1, seed0: 1000, limit: 600 * time.Minute, replay: os.Getenv("SPELUNK_SOAK_REPLAY")}
+	p := soakPlan{steps: 16, seq: 8, parallel: 1, seed0: 1000, limit: 600 * time.Minute, replay: os.Getenv("SPELUNK_SOAK_REPLAY")}
 	spec := os.Getenv("SPELUNK_SOAK_REPOS")
 	if spec == "" {
 		p.repos = []string{indextest.Repo(t)}
