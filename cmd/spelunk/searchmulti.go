@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -64,14 +66,14 @@ func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Optio
 		return err
 	}
 	defer db.Close()
-	recs, err := searchTargets(ctx, g, db, scope)
+	recs, skipped, err := searchTargets(ctx, g, db, scope)
 	if err != nil {
 		return err
 	}
+	if err := warnIncompleteRepos(g, recs, skipped); err != nil {
+		return err
+	}
 	if len(recs) == 1 {
-		if err := warnIncomplete(g, recs[0]); err != nil {
-			return err
-		}
 		return searchIn(ctx, g, db, recs[0], embedder, query, opts, explain)
 	}
 	emb, _, err := embedder()
@@ -93,54 +95,81 @@ func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Optio
 // searchTargets are the repositories to search: every --repo (each must be
 // indexed), or with --all (or repo: filters and no --repo) every indexed
 // repository of the tenant; then those the query's repo: filters let through.
-func searchTargets(ctx context.Context, g *globals, db *pg.DB, scope searchScope) ([]pg.Repository, error) {
-	recs, err := scopeRepos(ctx, g, db, scope.all || (scope.filter.HasRepos() && len(g.repos) == 0))
+// skipped are those --all leaves out because no run of theirs has finished.
+func searchTargets(ctx context.Context, g *globals, db *pg.DB, scope searchScope) (out, skipped []pg.Repository, err error) {
+	out, skipped, err = scopeRepos(ctx, g, db, scope.all || (scope.filter.HasRepos() && len(g.repos) == 0))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	recs, err = search.SelectRepos(scope.filter, recs, func(r pg.Repository) string { return r.Name },
-		func(r pg.Repository) string { return r.Root })
-	if err != nil {
-		return nil, usageError{err}
+	name := func(r pg.Repository) string { return r.Name }
+	root := func(r pg.Repository) string { return r.Root }
+	if out, err = search.SelectRepos(scope.filter, out, name, root); err != nil {
+		return nil, nil, usageError{err}
 	}
-	return recs, nil
+	skipped = slices.DeleteFunc(skipped, func(r pg.Repository) bool { return !scope.filter.MatchesRepo(r.Name, r.Root) })
+	return out, skipped, nil
 }
 
 // scopeRepos are every --repo (each must be indexed), or with all every
-// indexed repository of the tenant.
-func scopeRepos(ctx context.Context, g *globals, db *pg.DB, all bool) ([]pg.Repository, error) {
+// indexed repository of the tenant; skipped are those all leaves out because
+// no run of theirs has finished.
+func scopeRepos(ctx context.Context, g *globals, db *pg.DB, all bool) (out, skipped []pg.Repository, err error) {
 	if all {
 		if len(g.repos) > 0 {
-			return nil, usagef("--all searches every indexed repository: give it or --repo, not both")
+			return nil, nil, usagef("--all searches every indexed repository: give it or --repo, not both")
 		}
 		repos, err := db.Repositories(ctx)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		var out []pg.Repository
 		for _, r := range repos {
 			if r.LastIndexedAt != nil {
 				out = append(out, r)
+			} else {
+				skipped = append(skipped, r)
 			}
 		}
 		if len(out) == 0 {
-			return nil, fmt.Errorf("no repository of tenant %s is indexed: run `spelunk index DIR`", g.tenant)
+			return nil, nil, fmt.Errorf("no repository of tenant %s is indexed: run `spelunk index DIR`", g.tenant)
 		}
-		return out, nil
+		return out, skipped, nil
 	}
 	roots, err := repoRoots(ctx, g, "")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := make([]pg.Repository, 0, len(roots))
+	out = make([]pg.Repository, 0, len(roots))
 	for _, root := range roots {
 		rec, err := db.RepositoryByRoot(ctx, root)
 		if err != nil {
-			return nil, notIndexed(root, err)
+			return nil, nil, notIndexed(root, err)
 		}
 		out = append(out, rec)
 	}
-	return out, nil
+	return out, nil, nil
+}
+
+// warnIncompleteRepos names every repository searched whose index is
+// incomplete (pg.Repository.Incomplete), and every one --all left out, as
+// the MCP server's search_code does: "NAME: WHY; ..." (issue 36).
+func warnIncompleteRepos(g *globals, recs, skipped []pg.Repository) error {
+	var lines, whys []string
+	add := func(r pg.Repository, why string) {
+		lines = append(lines, fmt.Sprintf("%s (%s): %s", r.Name, r.Root, why))
+		whys = append(whys, r.Name+": "+why)
+	}
+	for _, r := range recs {
+		if w := r.Incomplete(); w != "" {
+			add(r, w)
+		}
+	}
+	for _, r := range skipped {
+		add(r, "not searched: "+r.Incomplete())
+	}
+	if len(lines) == 0 {
+		return nil
+	}
+	return giveWarning(g, lines, strings.Join(whys, "; "))
 }
 
 // searchEach runs the search in every repository at once.

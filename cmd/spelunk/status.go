@@ -251,13 +251,21 @@ func warnIncomplete(g *globals, rec pg.Repository) error {
 	if w == "" {
 		return nil
 	}
-	fmt.Fprintln(os.Stderr, "warning: "+w)
+	return giveWarning(g, []string{w}, w)
+}
+
+// giveWarning writes each line on standard error and, with --json, what as
+// the first line of standard output, {"index_incomplete": WHAT}.
+func giveWarning(g *globals, lines []string, what string) error {
+	for _, l := range lines {
+		fmt.Fprintln(os.Stderr, "warning: "+l)
+	}
 	if !g.json {
 		return nil
 	}
 	return json.NewEncoder(os.Stdout).Encode(struct {
 		IndexIncomplete string `json:"index_incomplete"`
-	}{w})
+	}{what})
 }
 
 // printSizes prints the tables' disk use, largest first, then the database's

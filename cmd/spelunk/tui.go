@@ -113,7 +113,7 @@ func tuiOthers(ctx context.Context, cmd *cobra.Command, g *globals, db *pg.DB, r
 	if !all && len(g.repos) < 2 {
 		return nil, nil
 	}
-	recs, err := scopeRepos(ctx, g, db, all)
+	recs, _, err := scopeRepos(ctx, g, db, all)
 	if err != nil {
 		return nil, err
 	}

@@ -146,17 +146,45 @@ func checkRecovered(t *testing.T, path string, core memcache.Core) {
 	}
 }
 
-// TestTruncatedCache: a cache cut to half its size is set aside and rebuilt.
+// TestTruncatedCache: a cache cut to half its size is set aside and rebuilt,
+// whether quick_check reads it whole or, a large file, only its header does.
 func TestTruncatedCache(t *testing.T) {
-	path, core := damageCache(t, func(_ string, b []byte) []byte { return b[:len(b)/2] })
-	checkRecovered(t, path, core)
+	for _, max := range []int64{8 << 20, 0} {
+		undo := memcache.SetQuickCheckMax(max)
+		path, core := damageCache(t, func(_ string, b []byte) []byte { return b[:len(b)/2] })
+		checkRecovered(t, path, core)
+		undo()
+	}
 }
 
 // TestGarbagePrefixedCache: a cache with garbage over its start is set aside
-// and rebuilt.
+// and rebuilt (quick_check or the header check alone).
 func TestGarbagePrefixedCache(t *testing.T) {
-	path, core := damageCache(t, func(_ string, b []byte) []byte {
-		return append([]byte(strings.Repeat("garbage!", 64)), b[512:]...)
-	})
-	checkRecovered(t, path, core)
+	for _, max := range []int64{8 << 20, 0} {
+		undo := memcache.SetQuickCheckMax(max)
+		path, core := damageCache(t, func(_ string, b []byte) []byte {
+			return append([]byte(strings.Repeat("garbage!", 64)), b[512:]...)
+		})
+		checkRecovered(t, path, core)
+		undo()
+	}
+}
+
+// TestLargeCacheOpensWithTheHeaderCheck: a sound file past the quick_check
+// bound opens as it is, its memories kept.
+func TestLargeCacheOpensWithTheHeaderCheck(t *testing.T) {
+	defer memcache.SetQuickCheckMax(0)()
+	path, _ := damageCache(t, func(_ string, b []byte) []byte { return b })
+	c, err := memcache.Open(context.Background(), memcache.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if c.Recovery() != "" {
+		t.Fatalf("a sound cache was set aside: %s", c.Recovery())
+	}
+	st, err := c.Status(context.Background())
+	if err != nil || st.Memories != 205 {
+		t.Fatalf("status %+v %v, want 205 memories", st, err)
+	}
 }

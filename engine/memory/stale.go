@@ -103,13 +103,17 @@ func anchorKey(memoryID, path, name string) string { return memoryID + "\x00" + 
 // all) with the content hash their definition or file has now (nil: gone).
 // The subqueries name the repository as $1, not a.repository_id: Citus routes
 // a statement to one shard only when each table is filtered by a constant key.
+// Of several definitions of one name in a file (overloads before the
+// definition, a redefinition), the one that still has the pinned hash is the
+// anchor's, else the first: an overload never reads as the anchored
+// definition changed.
 func (s *Store) anchorsToCheck(ctx context.Context, tx pgx.Tx, paths []string, all bool) ([]staleAnchor, error) {
 	rows, err := tx.Query(ctx, `SELECT a.memory_id::text AS memory_id, m.status, a.path, a.name, a.kind, a.content_hash, a.state,
 			CASE WHEN a.name = '' THEN (SELECT coalesce(f.content_hash, f.blob_sha, '') FROM files f
 					WHERE f.repository_id = $1 AND f.path = a.path)
 				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = $1
 					AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind
-					ORDER BY y.start_line LIMIT 1) END AS now_hash
+					ORDER BY y.content_hash = a.content_hash DESC, y.start_line LIMIT 1) END AS now_hash
 		FROM memory_anchors a
 		JOIN memories m ON m.repository_id = a.repository_id AND m.id = a.memory_id
 		WHERE a.repository_id = $1 AND ($3 OR a.path = ANY($2)) AND m.status IN `+liveStatuses+`

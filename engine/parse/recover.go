@@ -21,8 +21,15 @@ var parseTimeout = func(n int) time.Duration {
 	return 5*time.Second + time.Duration(n)*10*time.Second/(1<<20)
 }
 
-// maxResyncs bounds the re-parses error recovery may do for one file.
-const maxResyncs = 8
+// maxResyncs bounds the re-parses error recovery may do for one file, and
+// maxResyncBytes the bytes they parse (each parses the whole file again): a
+// count of the work, never the clock, so that a file gives the same rows on
+// a loaded machine as on an idle one (a wall-clock budget gave a broken
+// 59 kB Go file two different module chunks in the soak, issue 36).
+const (
+	maxResyncs     = 8
+	maxResyncBytes = 8 << 20
+)
 
 // recoverAfterErrors works around error recovery that swallows the rest of a
 // file (an unclosed parenthesis in Python does). It looks for the first line
@@ -35,12 +42,7 @@ func (x *extractor) recoverAfterErrors(p *sitter.Parser, spoiled *bool) []*sitte
 	var trees []*sitter.Tree
 	var masked []byte
 	after := 0
-	deadline := time.Now().Add(parseTimeout(len(x.src)) / 2)
-	for range maxResyncs {
-		if time.Now().After(deadline) {
-			x.f.Notes = append(x.f.Notes, "syntax errors: recovery stopped early (time budget)")
-			break
-		}
+	for range min(maxResyncs, max(1, maxResyncBytes/max(1, len(x.src)))) {
 		line, start := x.resyncLine(after)
 		if line == 0 {
 			break

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -83,6 +84,7 @@ type Tree struct {
 	t       testing.TB
 	Root    string
 	names   map[string][]string // language -> every name generated so far, removed or not
+	types   map[string][]string // language -> class and type names a base can be (real trees)
 	branch  string
 	touched map[string]bool // paths changed since ResetTouched
 	// Committed is set by a commit or a branch switch since ResetTouched.
@@ -172,10 +174,7 @@ func (tr *Tree) Apply(o Op) string {
 		if !ok {
 			return ""
 		}
-		if err := os.Remove(tr.abs(p)); err != nil {
-			tr.t.Fatal(err)
-		}
-		tr.touched[p] = true
+		tr.remove(p)
 		return "delete " + p
 	case OpRenameFile:
 		return tr.renameFile(o)
@@ -187,17 +186,22 @@ func (tr *Tree) Apply(o Op) string {
 	case OpSwitch:
 		return tr.switchBranch(o)
 	}
-	return ""
+	return tr.applyReal(o)
 }
 
 func (tr *Tree) abs(rel string) string { return filepath.Join(tr.Root, filepath.FromSlash(rel)) }
 
 func (tr *Tree) read(rel string) string {
-	data, err := os.ReadFile(tr.abs(rel))
+	data, err := readFile(tr.abs(rel))
 	if err != nil {
 		tr.t.Fatal(err)
 	}
-	return string(data)
+	return data
+}
+
+func readFile(abs string) (string, error) {
+	data, err := os.ReadFile(abs)
+	return string(data), err
 }
 
 func (tr *Tree) write(rel, s string) {
@@ -321,7 +325,7 @@ func (tr *Tree) addFile(o Op) string {
 		return ""
 	}
 	l, dir := lang(p), filepath.ToSlash(filepath.Dir(p))
-	rel := fmt.Sprintf("%s/gen%d.%s", dir, o.ID, l)
+	rel := path.Join(dir, fmt.Sprintf("gen%d.%s", o.ID, l))
 	head := ""
 	if l == "go" {
 		head = goPackage(tr.read(p)) + "\n"
@@ -354,7 +358,7 @@ func (tr *Tree) renameFile(o Op) string {
 		}
 	}
 	dir, _ := pick(dirs, o.R[1])
-	rel := fmt.Sprintf("%s/moved%d_%s", dir, o.ID, filepath.Base(p))
+	rel := path.Join(dir, fmt.Sprintf("moved%d_%s", o.ID, filepath.Base(p)))
 	if err := os.Rename(tr.abs(p), tr.abs(rel)); err != nil {
 		tr.t.Fatal(err)
 	}
