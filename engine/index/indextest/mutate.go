@@ -38,10 +38,13 @@ const (
 	OpSwitch     OpKind = "switch-branch"
 )
 
-var opWeights = []struct {
+// opWeight is how often a kind of change is drawn, relative to the others.
+type opWeight struct {
 	kind   OpKind
 	weight int
-}{
+}
+
+var opWeights = []opWeight{
 	{OpAddDef, 6}, {OpRemoveDef, 3}, {OpMoveDef, 3}, {OpChangeDef, 4}, {OpTouch, 2},
 	{OpAddFile, 2}, {OpDeleteFile, 1}, {OpRenameFile, 2}, {OpCommit, 3}, {OpSwitch, 1},
 }
@@ -57,15 +60,19 @@ func (o Op) String() string { return fmt.Sprintf("%s#%d%.3v", o.Kind, o.ID, o.R)
 
 // Ops generates n changes from seed.
 func Ops(seed uint64, n int) []Op {
-	rng := rand.New(rand.NewPCG(seed, seed^0x5eed))
+	return drawOps(rand.New(rand.NewPCG(seed, seed^0x5eed)), opWeights, n)
+}
+
+// drawOps draws n changes of the weighted kinds, each with its random numbers.
+func drawOps(rng *rand.Rand, weights []opWeight, n int) []Op {
 	total := 0
-	for _, w := range opWeights {
+	for _, w := range weights {
 		total += w.weight
 	}
 	out := make([]Op, n)
 	for i := range out {
 		k := rng.IntN(total)
-		for _, w := range opWeights {
+		for _, w := range weights {
 			if k -= w.weight; k < 0 {
 				out[i].Kind = w.kind
 				break

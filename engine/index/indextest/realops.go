@@ -26,10 +26,7 @@ const (
 	OpRevert    OpKind = "revert-working-tree"
 )
 
-var realWeights = []struct {
-	kind   OpKind
-	weight int
-}{
+var realWeights = []opWeight{
 	{OpEditBody, 10}, {OpSignature, 4}, {OpRenameDef, 3}, {OpBase, 3}, {OpImport, 4}, {OpMoveReal, 3},
 	{OpRevert, 2}, {OpAddDef, 3}, {OpRemoveDef, 1}, {OpMoveDef, 1}, {OpChangeDef, 1}, {OpTouch, 1},
 	{OpAddFile, 2}, {OpDeleteFile, 1}, {OpRenameFile, 2}, {OpCommit, 5}, {OpSwitch, 2},
@@ -37,26 +34,7 @@ var realWeights = []struct {
 
 // RealOps generates n changes for a real tree from seed (see Ops).
 func RealOps(seed uint64, n int) []Op {
-	rng := rand.New(rand.NewPCG(seed, seed^0x7ea1))
-	total := 0
-	for _, w := range realWeights {
-		total += w.weight
-	}
-	out := make([]Op, n)
-	for i := range out {
-		k := rng.IntN(total)
-		for _, w := range realWeights {
-			if k -= w.weight; k < 0 {
-				out[i].Kind = w.kind
-				break
-			}
-		}
-		out[i].ID = i + 1
-		for j := range out[i].R {
-			out[i].R[j] = rng.Float64()
-		}
-	}
-	return out
+	return drawOps(rand.New(rand.NewPCG(seed, seed^0x7ea1)), realWeights, n)
 }
 
 // NewRealTree wraps a real repository at root, on branch main, for Apply:
