@@ -73,7 +73,7 @@ func searchRepos(cmd *cobra.Command, g *globals, query string, opts search.Optio
 	if err := warnIncompleteRepos(g, recs, skipped); err != nil {
 		return err
 	}
-	if len(recs) == 1 {
+	if len(recs) == 1 && scope.filter.HasRepos() { // repo: chose one: answer as its own search
 		return searchIn(ctx, g, db, recs[0], embedder, query, opts, explain)
 	}
 	emb, _, err := embedder()
