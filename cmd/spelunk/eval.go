@@ -18,7 +18,7 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
-	var lexical, weights, tests string
+	var lexical, weights, tests, fusion string
 	var k, testFactor float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
@@ -30,7 +30,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return usagef("--queries FILE is required (JSON lines, see docs/ARCHITECTURE.md §7)")
 			}
 			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...),
-				oneOf("tests", tests, graph.TestsValues...)} {
+				oneOf("tests", tests, graph.TestsValues...), oneOf("fusion", fusion, fusions...)} {
 				if err != nil {
 					return err
 				}
@@ -55,6 +55,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return err
 			}
 			r.Tune.TestFactor = testFactor
+			r.Tune.Fusion = fusion
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -95,6 +96,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
 	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
+	cmd.Flags().StringVar(&fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
 	cmd.Flags().StringVar(&tests, "tests", "include", "graph questions: answers in test code include (listed), exclude or only")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	cmd.AddCommand(newEvalHistoryCmd(g))

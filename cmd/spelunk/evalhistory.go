@@ -13,10 +13,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/eval"
+	"github.com/spelunkhq/spelunk/engine/search"
 )
 
 func newEvalHistoryCmd(g *globals) *cobra.Command {
 	var opts eval.HistoryOptions
+	var features string
 	cmd := &cobra.Command{
 		Use:   "history",
 		Short: "Benchmark file and function localisation on the repository's own commits",
@@ -33,6 +35,9 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 			}
 			// 0 is no default here (the flags' defaults are 150 and 5): the engine
 			// would have replaced it by one silently.
+			if err := oneOf("fusion", opts.Fusion, fusions...); err != nil {
+				return err
+			}
 			if opts.Commits < 1 || opts.MaxFiles < 1 {
 				return usagef("--commits and --max-files must be at least 1 (got %d and %d)", opts.Commits, opts.MaxFiles)
 			}
@@ -41,6 +46,14 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
+			if features != "" {
+				f, err := os.Create(features)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				opts.Features = f
+			}
 			tty := isatty.IsTerminal(os.Stderr.Fd()) && !g.json
 			if tty {
 				opts.Progress = printHistoryProgress()
@@ -68,6 +81,8 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 	f.IntVar(&opts.MaxFiles, "max-files", 5, "skip commits that change more files than this")
 	f.StringVar(&opts.Baseline, "baseline", "", "also score a baseline: bm25 (plain BM25 over whole files)")
 	f.BoolVar(&opts.PerQuery, "per-query", false, "include each query's gold and first gold-file rank per config (--json)")
+	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
+	f.StringVar(&features, "features", "", "also write the ranker's training data (JSON lines) to this file")
 	return cmd
 }
 

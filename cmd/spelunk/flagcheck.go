@@ -45,6 +45,9 @@ var symbolKinds = symbols.Kinds
 // lexicalScorers are the values of --lexical.
 var lexicalScorers = []string{"bm25"}
 
+// fusions are the values of --fusion.
+var fusions = []string{search.FusionLearned, search.FusionRRF}
+
 // Upper bounds: far past any useful value, low enough that a typo cannot ask the
 // database for millions of rows.
 const (
@@ -63,6 +66,7 @@ func checkSearchOptions(o search.Options) error {
 		floatIn("k", o.K, 0, maxRRFK),
 		floatIn("test-factor", o.TestFactor, 0, 1),
 		oneOf("lexical", o.Lexical, lexicalScorers...),
+		oneOf("fusion", o.Fusion, fusions...),
 	}
 	if o.HalfLife < 0 {
 		checks = append(checks, usagef("--half-life must not be negative (got %s)", o.HalfLife))

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,9 +25,10 @@ import (
 )
 
 const searchLong = "Search the repository with five channels (dense, lexical, literal, symbol, graph) fused by Reciprocal\n" +
-	"Rank Fusion. A query may be a name, a question, a pasted error message, or a whole issue or stack\n" +
+	"Rank Fusion, or a question by the built-in learned ranker (--fusion). A query may be a name, a\n" +
+	"question, a pasted error message, or a whole issue or stack\n" +
 	"trace (frames and path:line mentions are resolved to the definitions they name). --files ranks files.\n" +
-	"--explain prints each result's per-channel rank, raw score and RRF contribution.\n" +
+	"--explain prints each result's per-channel rank, raw score and contribution (and the ranker's terms).\n" +
 	"Several --repo, or --all (every indexed repository of the tenant), search those repositories in one\n" +
 	"ranking: each is searched on its own and the rankings interleaved by rank, so a large repository\n" +
 	"does not drown a small one; every result names its repository.\n\n" +
@@ -100,6 +104,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: "+channelNames()+")")
 	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
 	f.Float64Var(&opts.K, "k", 0, "RRF constant k (0 = the default, 20)")
+	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
 	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
 	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")
@@ -292,6 +297,9 @@ func printResult(r search.Result, explain bool, indent, repo string) {
 		}
 	}
 	line := indent + "       " + strings.Join(parts, "  ")
+	if l := r.Explain.Learned; l != nil && l.Model != "" {
+		line += fmt.Sprintf("  ranker %.2f (%s)", l.Score, topTerms(l.Terms, 3))
+	}
 	if r.Explain.Boost > 0 {
 		line += fmt.Sprintf("  boost +%.2f", r.Explain.Boost)
 	}
@@ -302,6 +310,19 @@ func printResult(r search.Result, explain bool, indent, repo string) {
 		line += fmt.Sprintf("  decay x%.3f", r.Explain.Decay)
 	}
 	fmt.Println(line)
+}
+
+// topTerms lists the n terms of a learned score that moved it most.
+func topTerms(terms []search.LearnedTerm, n int) string {
+	ts := slices.Clone(terms)
+	slices.SortStableFunc(ts, func(a, b search.LearnedTerm) int {
+		return cmp.Compare(math.Abs(b.Contribution), math.Abs(a.Contribution))
+	})
+	parts := make([]string, 0, n)
+	for _, t := range ts[:min(n, len(ts))] {
+		parts = append(parts, fmt.Sprintf("%s %+.2f", t.Feature, t.Contribution))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func newShowCmd(g *globals) *cobra.Command {

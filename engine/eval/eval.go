@@ -271,7 +271,7 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 	if q.Kind == "graph" && (cfg == "hybrid" || cfg == "graph") {
 		return r.walk(ctx, q, "")
 	}
-	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor}
+	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor, Fusion: r.Tune.Fusion}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"strings"
@@ -25,6 +26,10 @@ type HistoryOptions struct {
 	MaxFiles int    // a commit may change at most this many files; 0 = 5
 	Baseline string // "" or "bm25": also score a plain BM25 over whole files
 	PerQuery bool   // keep each query's outcome in the report
+	// Fusion is passed to every hybrid search (search.Options.Fusion).
+	Fusion string
+	// Features, when set, receives the ranker's training lines (features.go).
+	Features io.Writer
 	// Progress, when set, receives a snapshot at each phase of each commit and
 	// while a commit's parent is being indexed.
 	Progress func(HistoryProgress)
@@ -292,6 +297,11 @@ func (r *historyRun) step(ctx context.Context, i, total int, c historyCommit) (q
 		}
 		s.scores[cfg] = scoreHistory(got, gold, defs)
 	}
+	if r.opts.Features != nil {
+		if err := r.writeFeatures(ctx, searcher, c, gold, defs); err != nil {
+			return querySample{}, "", err
+		}
+	}
 	return s, "", nil
 }
 
@@ -309,7 +319,7 @@ func (r *historyRun) retrieve(ctx context.Context, s *search.Searcher, cfg, quer
 		files := r.bm25.search(query, 10)
 		return retrieved{files: files, dur: time.Since(t)}, nil
 	}
-	opts := search.Options{Granularity: search.Files, Limit: 10}
+	opts := search.Options{Granularity: search.Files, Limit: 10, Fusion: r.opts.Fusion}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}

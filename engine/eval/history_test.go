@@ -1,7 +1,9 @@
 package eval
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +13,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/source"
 )
 
@@ -279,7 +282,8 @@ func TestHistoryRun(t *testing.T) {
 	symbolsBefore := countSymbols(own.RepositoryID)
 
 	var phases []string
-	rep, err := RunHistory(ctx, db, emb, root, HistoryOptions{Baseline: "bm25", PerQuery: true,
+	var features bytes.Buffer
+	rep, err := RunHistory(ctx, db, emb, root, HistoryOptions{Baseline: "bm25", PerQuery: true, Features: &features,
 		Progress: func(p HistoryProgress) { phases = append(phases, p.Phase) }})
 	if err != nil {
 		t.Fatal(err)
@@ -315,6 +319,7 @@ func TestHistoryRun(t *testing.T) {
 	if !contains(phases, "indexing") || !contains(phases, "querying") {
 		t.Errorf("progress phases %v", phases)
 	}
+	checkFeatures(t, features.Bytes(), wantGold[0].defs[0])
 
 	// The user's own index is untouched: same row, same symbols.
 	after, err := db.RepositoryByRoot(ctx, root)
@@ -354,5 +359,31 @@ func TestHistoryErrors(t *testing.T) {
 	cancel()
 	if _, err := RunHistory(cancelled, db, emb, root, HistoryOptions{}); err == nil {
 		t.Error("a cancelled run succeeded")
+	}
+}
+
+// checkFeatures: each features line is a query with the ranker's inputs for
+// every candidate, and the changed definition is labelled 2.
+func checkFeatures(t *testing.T, data []byte, changed string) {
+	t.Helper()
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	if len(lines) < 2 {
+		t.Fatalf("%d features lines, want one or two per query:\n%s", len(lines), data)
+	}
+	labelled := false
+	for _, l := range lines {
+		var q FeatureQuery
+		if err := json.Unmarshal(l, &q); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range q.Candidates {
+			if len(c.Features) != search.LearnedInputCount() {
+				t.Fatalf("%s: %d inputs, want %d", c.Name, len(c.Features), search.LearnedInputCount())
+			}
+			labelled = labelled || c.Label == 2 && c.Path+":"+c.Name == changed
+		}
+	}
+	if !labelled {
+		t.Errorf("no candidate %s labelled 2 in\n%s", changed, data)
 	}
 }

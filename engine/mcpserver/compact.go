@@ -34,7 +34,7 @@ type CodeHit struct {
 type ChannelScore struct {
 	Rank         int     `json:"rank"`
 	Score        float64 `json:"score"`        // the channel's raw score
-	Contribution float64 `json:"contribution"` // weight / (k + rank): the share of the fused score
+	Contribution float64 `json:"contribution"` // RRF: weight / (k + rank); ranker: its terms on this channel
 }
 
 // Explain says where a result's score came from.
@@ -47,6 +47,8 @@ type Explain struct {
 	Final      float64                 `json:"final"`
 	Parent     string                  `json:"parent,omitempty"`
 	IsTest     bool                    `json:"is_test,omitempty"`
+	// Ranker is the learned fusion's score before its sigmoid, when it fused.
+	Ranker *float64 `json:"ranker,omitempty"`
 }
 
 // PrunedHit is a candidate left out of the results, with the reason.
@@ -142,6 +144,9 @@ func codeHit(r search.Result, explain bool) CodeHit {
 			TestFactor: r.Explain.TestFactor, Decay: r.Explain.Decay, Final: r.Explain.Final, Parent: r.Parent, IsTest: r.IsTest}
 		for c, cs := range r.Explain.Channels {
 			ex.Channels[string(c)] = ChannelScore(cs)
+		}
+		if l := r.Explain.Learned; l != nil && l.Model != "" {
+			ex.Ranker = &l.Score
 		}
 		h.Explain = ex
 	}

@@ -76,8 +76,15 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	}
 	scores := map[int64]float64{}
 	var idf float64
+	var term string
 	var data []byte
-	_, err = pgx.ForEachRow(rows, []any{&idf, &data}, func() error {
+	ev := queryEvidence{lexicalIDF: map[string]float64{}, lexicalTerms: len(terms), docs: n}
+	_, err = pgx.ForEachRow(rows, []any{&term, &idf, &data}, func() error {
+		if data == nil { // a term the repository does not hold
+			ev.lexicalMissing++
+			return nil
+		}
+		ev.lexicalIDF[term] = idf
 		return postings.Decode(data, func(p postings.Posting) {
 			tf, dl := float64(p.TF), float64(p.DL)
 			scores[p.Symbol] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
@@ -85,6 +92,9 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
+	}
+	if p.evidence != nil {
+		*p.evidence = ev
 	}
 	if p.filter.fileLevel() {
 		return topHits(scores, channelDepth), nil
@@ -126,7 +136,9 @@ func termFrequency(limit string) string {
 // rows' counts, reading at most $4 rows (each has one posting or more); terms
 // that common are dropped unless all are, when the two rarest are kept, their
 // frequency counted as $4; idf is the usual BM25 one, times the repeat weight.
-// The scores are summed in Go, from the rows (engine/postings).
+// The scores are summed in Go, from the rows (engine/postings). Each term the
+// repository does not hold comes last as one row without data (the ranker's
+// lexical_strength counts them).
 var bm25SQL = `
 	WITH q AS (
 		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
@@ -139,5 +151,7 @@ var bm25SQL = `
 		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
 		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4)
 	)
-	SELECT t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
-	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term`
+	SELECT t.term, t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
+	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
+	UNION ALL
+	SELECT term, 0, NULL FROM df WHERE df = 0`

@@ -38,6 +38,7 @@ type plan struct {
 	long        bool           // an issue, trace or log rather than a question
 	cut         bool           // the input was longer than MaxQueryBytes
 	filter      Filter         // the query's filters and Options.Filter, applied in every channel
+	evidence    *queryEvidence // what the channels learn of the query as a whole (nil: not kept)
 }
 
 func analyze(q string, force QueryKind) plan {

@@ -151,6 +151,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	}
 	p := analyze(text, opts.Kind)
 	p.filter = filter.rows()
+	p.evidence = &queryEvidence{}
 	if len(p.words) == 0 && len(p.identifiers) == 0 && len(p.literals) == 0 {
 		if !filter.Empty() {
 			return nil, fmt.Errorf("%w: the filters %s need words to search for", ErrEmptyQuery, filter)
@@ -186,6 +187,7 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 		return nil, fmt.Errorf("search: no channel could answer (%s)", describeUnavailable(resp.Unavailable))
 	}
 	cands := fuse(lists, weights, k, p.kind)
+	resp.Fusion = s.fuseLearned(cands, lists, p, opts, weights)
 	if opts.Granularity == Files {
 		err = s.rankFileResults(ctx, cands, opts, resp, start)
 	} else {
@@ -466,6 +468,7 @@ type candidate struct {
 	channels map[Channel]ChannelScore
 	fused    float64
 	boost    float64
+	learned  *Learned // the ranker's terms, when it fused (or Options.Features)
 }
 
 // fuse combines ranked lists by Reciprocal Rank Fusion: sum over channels of

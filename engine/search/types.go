@@ -66,6 +66,13 @@ type Options struct {
 	Granularity Granularity
 	// Filter narrows the search (added to the filters typed in the query).
 	Filter Filter
+	// Fusion is FusionLearned (the built-in ranker for questions), FusionRRF
+	// (the per-kind weights for every query) or "" (the ranker where it is
+	// the default, RankModel.Default).
+	Fusion string
+	// Features keeps the ranker's inputs in each question's Explain.Learned
+	// even when RRF fused it (the ranker's training data, `eval history --features`).
+	Features bool
 }
 
 // ChannelScore is one channel's view of a result.
@@ -85,6 +92,8 @@ type Explain struct {
 	TestFactor float64 `json:"test_factor"` // 1 unless a test, example, prose or dist/ file
 	Decay      float64 `json:"decay"`       // recency factor, 1 = none
 	Final      float64 `json:"final"`       // (fused + boost) * test factor * decay
+	// Learned is the ranker's account of Fused when it fused this result.
+	Learned *Learned `json:"learned,omitempty"`
 }
 
 // Result is one ranked symbol.
@@ -116,6 +125,9 @@ type Response struct {
 	Kind    QueryKind           `json:"kind"`
 	K       float64             `json:"k"`
 	Weights map[Channel]float64 `json:"weights"`
+	// Fusion is how the channels were combined: "rrf" (K and Weights), or
+	// "learned:MODEL" (the ranker; Weights then only say which channels ran).
+	Fusion  string              `json:"fusion"`
 	Results []Result            `json:"results"`
 	// Files is set for Granularity Files; Results then holds the definitions the
 	// files were ranked from, without their code (only Files' listed ones have it).

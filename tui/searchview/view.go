@@ -484,6 +484,9 @@ func (m *Model) explainSum(r search.Result, w int) []explainRow {
 		{m.th.Rule.Render(strings.Repeat("─", min(w, 38))), dropRule},
 		{render.Truncate(fmt.Sprintf("%-28s %9.5f", "fused (Σ contrib)", e.Fused), w), keep},
 	}
+	if l := e.Learned; l != nil && l.Model != "" {
+		out[1] = explainRow{render.Truncate(fmt.Sprintf("%-28s %9.5f", fmt.Sprintf("fused (ranker %.2f)", l.Score), e.Fused), w), keep}
+	}
 	if e.Boost != 0 {
 		out = append(out, explainRow{render.Truncate(fmt.Sprintf("%-28s %9.5f", "+ match boost", e.Boost), w), dropScored})
 	}

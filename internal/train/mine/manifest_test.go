@@ -73,3 +73,27 @@ func TestManifestAvoidsExcluded(t *testing.T) {
 		}
 	}
 }
+
+// TestRankerReposAvoidExcluded checks the ranker's training repositories
+// (train/ranker-repos.tsv) against the same exclusion list.
+func TestRankerReposAvoidExcluded(t *testing.T) {
+	excluded := map[string]string{}
+	for _, r := range readTSV(t, "../../../train/excluded.tsv") {
+		if r[0] == "repo" {
+			excluded[strings.ToLower(r[1])] = r[2]
+		}
+	}
+	rows := readTSV(t, "../../../train/ranker-repos.tsv")
+	if len(rows) < 5 {
+		t.Errorf("%d ranker repositories, want at least 5", len(rows))
+	}
+	for _, r := range rows {
+		if len(r) != 3 || len(r[2]) != 40 {
+			t.Errorf("row %q: want name, owner/repository, 40-hex commit", r)
+			continue
+		}
+		if src, ok := excluded[strings.ToLower(r[1])]; ok {
+			t.Errorf("row %q: repository excluded (%s)", r, src)
+		}
+	}
+}
