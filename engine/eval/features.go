@@ -37,7 +37,7 @@ type FeatureCandidate struct {
 	Label    int       `json:"label"`
 	Test     bool      `json:"test,omitempty"`
 	Boost    float64   `json:"boost,omitempty"` // the exact-match boost added to the fused score
-	Features []float64 `json:"f"` // the ranker's inputs (search.ExpandLearned makes its features)
+	Features []float64 `json:"f"`               // the ranker's inputs (search.ExpandLearned makes its features)
 }
 
 // writeFeatures writes the query's lines (plain and masked) to w.

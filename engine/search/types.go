@@ -127,8 +127,8 @@ type Response struct {
 	Weights map[Channel]float64 `json:"weights"`
 	// Fusion is how the channels were combined: "rrf" (K and Weights), or
 	// "learned:MODEL" (the ranker; Weights then only say which channels ran).
-	Fusion  string              `json:"fusion"`
-	Results []Result            `json:"results"`
+	Fusion  string   `json:"fusion"`
+	Results []Result `json:"results"`
 	// Files is set for Granularity Files; Results then holds the definitions the
 	// files were ranked from, without their code (only Files' listed ones have it).
 	Files  []FileResult `json:"files,omitempty"`
