@@ -18,7 +18,7 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
-	var lexical, weights, tests, fusion string
+	var lexical, weights, tests, fusion, features string
 	var k, testFactor float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
@@ -56,6 +56,14 @@ func newEvalCmd(g *globals) *cobra.Command {
 			}
 			r.Tune.TestFactor = testFactor
 			r.Tune.Fusion = fusion
+			if features != "" {
+				f, err := os.Create(features)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				r.Features = f
+			}
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -98,6 +106,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
 	cmd.Flags().StringVar(&fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
 	cmd.Flags().StringVar(&tests, "tests", "include", "graph questions: answers in test code include (listed), exclude or only")
+	cmd.Flags().StringVar(&features, "features", "", "also write each question's ranker inputs (JSON lines) to this file")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")
 	cmd.AddCommand(newEvalHistoryCmd(g))
 	return cmd

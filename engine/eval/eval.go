@@ -181,6 +181,8 @@ type Runner struct {
 	// (graph.Tests; "" = all): with exclude, precision and recall are those of
 	// `callers --tests exclude` against labels that leave tests out.
 	Tests graph.Tests
+	// Features, when set, receives each question's ranker inputs (features.go).
+	Features io.Writer
 }
 
 // Run evaluates every query under every configuration.
@@ -229,6 +231,11 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 			return nil, err
 		}
 		rep.PerQuery = append(rep.PerQuery, out)
+		if r.Features != nil {
+			if err := r.writeQueryFeatures(ctx, q); err != nil {
+				return nil, err
+			}
+		}
 	}
 	for _, cfg := range append(configs, GraphConfidenceConfigs...) {
 		for _, kind := range Kinds {

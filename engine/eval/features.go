@@ -26,6 +26,7 @@ type FeatureQuery struct {
 	Commit     string             `json:"commit"`
 	Query      string             `json:"query"`
 	Masked     bool               `json:"masked"` // the code's own words taken out
+	Tags       []string           `json:"tags,omitempty"` // a hand-written query's tags
 	Candidates []FeatureCandidate `json:"candidates"`
 }
 
@@ -140,4 +141,34 @@ func maskWords(text string, code map[string]bool) string {
 		return ""
 	}
 	return strings.Join(kept, " ")
+}
+
+// writeQueryFeatures writes a hand-written question's line (Runner.Features):
+// its RRF candidates with the ranker's inputs, labelled 2 where they answer it.
+func (r *Runner) writeQueryFeatures(ctx context.Context, q Query) error {
+	if q.Kind == "graph" || len(q.Expect) == 0 {
+		return nil
+	}
+	resp, err := r.Searcher.Search(ctx, q.Query, search.Options{Limit: featureDepth, Lexical: r.Lexical, Fusion: search.FusionRRF, Features: true})
+	if err != nil {
+		return nil // a query no channel answers teaches nothing
+	}
+	line := FeatureQuery{Repository: q.ID, Query: q.Query, Tags: q.Tags}
+	for _, res := range resp.Results {
+		if res.Explain.Learned == nil {
+			return nil // searched as an identifier: the ranker never sees it
+		}
+		fc := FeatureCandidate{Path: res.Path, Name: res.QualifiedName, Test: res.Explain.TestFactor < 1, Boost: res.Explain.Boost}
+		it := Ranked{path: res.Path, name: res.Name, receiver: res.Receiver, aliases: res.Aliases}
+		for _, e := range q.Expect {
+			if matches(it, e) {
+				fc.Label = 2
+			}
+		}
+		for _, t := range res.Explain.Learned.Terms[:search.LearnedInputCount()] {
+			fc.Features = append(fc.Features, t.Value)
+		}
+		line.Candidates = append(line.Candidates, fc)
+	}
+	return writeJSONLine(r.Features, line)
 }

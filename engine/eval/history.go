@@ -89,6 +89,10 @@ type HistoryReport struct {
 // HistoryConfigs are the configurations every history run scores, in report order.
 var HistoryConfigs = []string{"hybrid", "lexical", "dense"}
 
+// HybridRRFConfig is hybrid fused by RRF, scored beside hybrid when hybrid
+// uses the learned ranker, so the two are compared on the same index.
+const HybridRRFConfig = "hybrid-rrf"
+
 // BM25FilesConfig names the plain file-level BM25 baseline.
 const BM25FilesConfig = "bm25-files"
 
@@ -174,6 +178,9 @@ func RunHistory(ctx context.Context, db *pg.DB, emb Embedder, root string, opts 
 	}
 	r := &historyRun{db: db, emb: emb, root: repo.Root, opts: opts, start: time.Now(),
 		configs: append([]string{}, HistoryConfigs...)}
+	if opts.Fusion == search.FusionLearned || opts.Fusion == "" && search.DefaultFusion() == search.FusionLearned {
+		r.configs = append(r.configs, HybridRRFConfig)
+	}
 	r.report(HistoryProgress{Phase: "selecting"})
 	commits, considered, skipped, err := selectCommits(ctx, repo, since, opts.Commits, opts.MaxFiles)
 	if err != nil {
@@ -320,6 +327,9 @@ func (r *historyRun) retrieve(ctx context.Context, s *search.Searcher, cfg, quer
 		return retrieved{files: files, dur: time.Since(t)}, nil
 	}
 	opts := search.Options{Granularity: search.Files, Limit: 10, Fusion: r.opts.Fusion}
+	if cfg == HybridRRFConfig {
+		opts.Fusion, cfg = search.FusionRRF, "hybrid"
+	}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}

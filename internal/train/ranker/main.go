@@ -20,6 +20,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -30,6 +31,7 @@ import (
 // query is one training query: its candidates in the file's (RRF) order.
 type query struct {
 	repo   string
+	tags   []string
 	masked bool
 	weight float64
 	x      [][]float64
@@ -41,11 +43,18 @@ type query struct {
 func main() {
 	out := flag.String("out", "", "write the trained model here (JSON)")
 	epochs := flag.Int("epochs", 300, "full-batch Adam steps")
-	l2 := flag.Float64("l2", 1e-3, "L2 penalty on the weights")
+	l2 := flag.Float64("l2", 1e-3, "L2 penalty on the weights' distance from the prior")
+	l2Weak := flag.Float64("l2-weak", -1, "L2 penalty of the *_weaklex weights (default: -l2)")
+	priorScale := flag.Float64("prior", 8, "the prior and starting point: RRF's question weights times this on the *_rr features (0: zero weights)")
 	self := flag.Bool("self", false, "also score the fit on its own training data (a sanity check)")
 	maskedWeight := flag.Float64("masked-weight", 1, "weight of a masked query against a plain one")
+	dev := flag.String("dev", "", "comma-separated feature files of hand-written questions (eval --features): their lay questions are scored, never trained on")
 	valid := flag.String("valid", "", "comma-separated repository names held out for validation (default: every repository in turn)")
 	flag.Parse()
+	if *l2Weak < 0 {
+		*l2Weak = *l2
+	}
+	pen := penalty(*l2, *l2Weak)
 	qs, err := load(flag.Args())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "ranker:", err)
@@ -63,6 +72,19 @@ func main() {
 	if *valid != "" {
 		folds = strings.Split(*valid, ",")
 	}
+	var devQs []query
+	if *dev != "" {
+		all, err := load(strings.Split(*dev, ","))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "ranker:", err)
+			os.Exit(1)
+		}
+		for _, q := range all {
+			if slices.Contains(q.tags, "lay") {
+				devQs = append(devQs, q)
+			}
+		}
+	}
 	var rrfAll, modelAll []metrics
 	for _, v := range folds {
 		var train, test []query
@@ -73,20 +95,27 @@ func main() {
 				train = append(train, q)
 			}
 		}
-		w := fit(train, *epochs, *l2)
+		w := fit(train, prior(*priorScale), *epochs, pen)
 		r, m := evaluate(test, nil), evaluate(test, w)
 		rrfAll, modelAll = append(rrfAll, r...), append(modelAll, m...)
 		fmt.Printf("held out %-14s %s\n", v, compare(r, m))
 	}
 	fmt.Printf("all folds               %s\n", compare(rrfAll, modelAll))
 	if *self {
-		w := fit(qs, *epochs, *l2)
+		w := fit(qs, prior(*priorScale), *epochs, pen)
 		fmt.Printf("fit on all, scored on all %s\n", compare(evaluate(qs, nil), evaluate(qs, w)))
+	}
+	if *out == "" && len(devQs) == 0 {
+		return
+	}
+	fmt.Printf("prior (RRF's order)     %s\n", compare(evaluate(qs, nil), evaluate(qs, prior(*priorScale))))
+	w := fit(qs, prior(*priorScale), *epochs, pen)
+	if len(devQs) > 0 {
+		fmt.Printf("dev lay questions       %s\n", compare(evaluate(devQs, nil), evaluate(devQs, w)))
 	}
 	if *out == "" {
 		return
 	}
-	w := fit(qs, *epochs, *l2)
 	if err := write(*out, w, repos, len(qs)); err != nil {
 		fmt.Fprintln(os.Stderr, "ranker:", err)
 		os.Exit(1)
@@ -116,7 +145,7 @@ func load(paths []string) ([]query, error) {
 				f.Close()
 				return nil, fmt.Errorf("%s: %w", p, err)
 			}
-			q := query{repo: filepath.Base(fq.Repository), masked: fq.Masked}
+			q := query{repo: filepath.Base(fq.Repository), masked: fq.Masked, tags: fq.Tags}
 			relevant := false
 			for _, c := range fq.Candidates {
 				if len(c.Features) < search.LearnedInputCount() {
@@ -164,17 +193,44 @@ func labelWeight(l int) float64 {
 	return 0
 }
 
-// fit minimises the pairwise logistic loss, each query weighing the same, by
-// full-batch Adam from zero weights.
-func fit(qs []query, epochs int, l2 float64) []float64 {
+// prior is the model that ranks as RRF does with the question weights
+// (search.DefaultWeights): RRF's sum is linear in the *_rr features, and the
+// engine's sigmoid keeps the order. The fit starts there and is pulled back
+// to it, so that what the history queries do not say stays as RRF had it.
+func prior(scale float64) []float64 {
+	w := make([]float64, len(search.LearnedFeatures))
+	rrf := search.DefaultWeights(search.Semantic)
+	for i, c := range search.AllChannels {
+		w[i] = scale * rrf[c]
+	}
+	return w
+}
+
+// penalty is each weight's L2 penalty: base for the inputs, weak for the
+// *_weaklex features (how the evidence counts when the question's words are
+// not the code's, which RRF has no prior for).
+func penalty(base, weak float64) []float64 {
+	out := make([]float64, len(search.LearnedFeatures))
+	for i, f := range search.LearnedFeatures {
+		out[i] = base
+		if strings.HasSuffix(f, "_weaklex") {
+			out[i] = weak
+		}
+	}
+	return out
+}
+
+// fit minimises the listwise loss, weighted per query, plus each weight's l2
+// times its squared distance from w0, by full-batch Adam starting at w0.
+func fit(qs []query, w0 []float64, epochs int, l2 []float64) []float64 {
 	n := len(search.LearnedFeatures)
-	w := make([]float64, n)
+	w := slices.Clone(w0)
 	m, v := make([]float64, n), make([]float64, n)
 	const lr, b1, b2, eps = 0.05, 0.9, 0.999, 1e-8
 	for t := 1; t <= epochs; t++ {
 		g := gradient(qs, w)
 		for i := range w {
-			g[i] += 2 * l2 * w[i]
+			g[i] += 2 * l2[i] * (w[i] - w0[i])
 			m[i] = b1*m[i] + (1-b1)*g[i]
 			v[i] = b2*v[i] + (1-b2)*g[i]*g[i]
 			mh, vh := m[i]/(1-math.Pow(b1, float64(t))), v[i]/(1-math.Pow(b2, float64(t)))

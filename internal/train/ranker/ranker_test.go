@@ -32,7 +32,7 @@ func TestFitLearnsTheInformativeFeature(t *testing.T) {
 		}
 		qs = append(qs, q)
 	}
-	w := fit(qs[:100], 200, 1e-3)
+	w := fit(qs[:100], make([]float64, len(search.LearnedFeatures)), 200, penalty(1e-3, 1e-3))
 	if w[5] <= 0 {
 		t.Fatalf("weight on dense_cos %v, want positive", w[5])
 	}

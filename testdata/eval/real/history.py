@@ -4,7 +4,7 @@ split of the real-code set: per repository, hybrid / lexical / dense file@1,
 file@5, file@10 and function@5 from one run (so the comparison is same-run),
 and the hybrid - lexical margins the model issue asks about.
 
-  python3 testdata/eval/real/history.py SPLIT [--commits 150] [--bin bin/spelunk]
+  python3 testdata/eval/real/history.py SPLIT [--commits 150] [--bin bin/spelunk] [-- eval history flags]
          [--only NAME,NAME] [--out DIR] [--label L]
 
 The embedder is whatever spelunk picks (SPELUNK_EMBEDDER, SPELUNK_CODE_MODEL).
@@ -22,7 +22,8 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default="/tmp/spelunk-eval-real")
     ap.add_argument("--label", default="history")
-    a = ap.parse_args()
+    a, extra = ap.parse_known_args()  # e.g. -- --fusion learned (adds hybrid-rrf beside hybrid)
+    extra = [x for x in extra if x != "--"]
     repos = os.environ.get("SPELUNK_REAL_REPOS", "/work/repos")
     only = set(filter(None, a.only.split(",")))
     os.makedirs(a.out, exist_ok=True)
@@ -35,7 +36,7 @@ def main():
         if not os.path.isdir(os.path.join(d, ".git")):
             print(f"skip {slug}: not at {d}", file=sys.stderr)
             continue
-        r = subprocess.run([a.bin, "eval", "history", "--repo", d, "--commits", str(a.commits), "--json"],
+        r = subprocess.run([a.bin, "eval", "history", "--repo", d, "--commits", str(a.commits), "--json"] + extra,
                            capture_output=True, text=True)
         if r.returncode != 0:
             print(f"{slug}: failed: {r.stderr.strip()[-300:]}", file=sys.stderr)
@@ -49,6 +50,10 @@ def main():
         print(f"{name:14} {h['n']:4d}  {fmt(h):18} {fmt(l):18} {fmt(dn):18} "
               f"{h['function@5']:.2f}/{l['function@5']:.2f}  {h['file@1']-l['file@1']:+.2f}/{h['file@5']-l['file@5']:+.2f}",
               flush=True)
+        if "hybrid-rrf" in c:
+            x = c["hybrid-rrf"]
+            print(f"{'':14} {'':4}  hybrid fused by RRF {fmt(x)}, fn@5 {x['function@5']:.2f}; "
+                  f"ranker − RRF @1/@5 {h['file@1']-x['file@1']:+.2f}/{h['file@5']-x['file@5']:+.2f}", flush=True)
 
 
 if __name__ == "__main__":
