@@ -95,6 +95,7 @@ func BenchmarkSearchChannels(b *testing.B) {
 		{"lexical", search.Options{Channels: []search.Channel{search.Lexical}}, queries},
 		{"literal", search.Options{Channels: []search.Channel{search.Literal}}, append(append([]string{}, queries...), benchMessages...)},
 		{"hybrid", search.Options{}, queries},
+		{"issue5k", search.Options{}, issueTexts(b, db, repoID, 20)},
 	}
 	for b.Loop() {
 		for _, m := range modes {
