@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 
@@ -56,14 +57,11 @@ func newEvalCmd(g *globals) *cobra.Command {
 			}
 			r.Tune.TestFactor = testFactor
 			r.Tune.Fusion = fusion
-			if features != "" {
-				f, err := os.Create(features)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				r.Features = f
+			closeFeatures, err := openFeatures(features, &r.Features)
+			if err != nil {
+				return err
 			}
+			defer closeFeatures()
 			if baseline {
 				run, n, err := eval.WindowBaseline(ctx, db, sum.RepositoryID, root, emb)
 				if err != nil {
@@ -84,17 +82,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 			if g.json {
 				return json.NewEncoder(os.Stdout).Encode(rep)
 			}
-			fmt.Printf("%d queries on %s (%s)\n\n", rep.Queries, root, emb.Name())
-			fmt.Println("| config | kind | n | hit@1 | hit@5 | recall@5 | recall@10 | MRR@10 | nDCG@10 | p50 ms | p95 ms |")
-			fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-			for _, m := range rep.Results {
-				if slices.Contains(eval.GraphConfidenceConfigs, m.Config) {
-					continue // set-only rows: printGraphSets
-				}
-				fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n",
-					m.Config, m.Kind, m.N, m.Hit1, m.Hit5, m.Recall5, m.Recall10, m.MRR10, m.NDCG10, m.P50MS, m.P95MS)
-			}
-			printGraphSets(rep)
+			printEvalReport(rep, root, emb.Name())
 			return nil
 		},
 	}
@@ -143,4 +131,33 @@ func printGraphSets(rep *eval.Report) {
 		}
 		fmt.Printf("| %s | %d | %.3f | %.3f |\n", m.Config, m.N, *m.Precision, *m.Recall)
 	}
+}
+
+// printEvalReport prints the table of an eval run.
+func printEvalReport(rep *eval.Report, root, model string) {
+	fmt.Printf("%d queries on %s (%s)\n\n", rep.Queries, root, model)
+	fmt.Println("| config | kind | n | hit@1 | hit@5 | recall@5 | recall@10 | MRR@10 | nDCG@10 | p50 ms | p95 ms |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, m := range rep.Results {
+		if slices.Contains(eval.GraphConfidenceConfigs, m.Config) {
+			continue // set-only rows: printGraphSets
+		}
+		fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.2f | %.2f |\n",
+			m.Config, m.Kind, m.N, m.Hit1, m.Hit5, m.Recall5, m.Recall10, m.MRR10, m.NDCG10, m.P50MS, m.P95MS)
+	}
+	printGraphSets(rep)
+}
+
+// openFeatures creates --features FILE and points *w at it (nothing when path
+// is empty); the returned function closes it.
+func openFeatures(path string, w *io.Writer) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--features: %w", err)
+	}
+	*w = f
+	return func() { f.Close() }, nil
 }

@@ -46,14 +46,11 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 				return err
 			}
 			defer db.Close()
-			if features != "" {
-				f, err := os.Create(features)
-				if err != nil {
-					return err
-				}
-				defer f.Close()
-				opts.Features = f
+			closeFeatures, err := openFeatures(features, &opts.Features)
+			if err != nil {
+				return err
 			}
+			defer closeFeatures()
 			tty := isatty.IsTerminal(os.Stderr.Fd()) && !g.json
 			if tty {
 				opts.Progress = printHistoryProgress()

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -187,13 +188,7 @@ type Runner struct {
 
 // Run evaluates every query under every configuration.
 func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
-	configs := append([]string{}, Configs...)
-	var extra []string
-	for name := range r.Extra {
-		extra = append(extra, name)
-	}
-	sort.Strings(extra)
-	configs = append(configs, extra...)
+	configs := r.configs()
 
 	type sample struct {
 		kind string
@@ -231,10 +226,8 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 			return nil, err
 		}
 		rep.PerQuery = append(rep.PerQuery, out)
-		if r.Features != nil {
-			if err := r.writeQueryFeatures(ctx, q); err != nil {
-				return nil, err
-			}
+		if err := r.writeQueryFeatures(ctx, q); err != nil {
+			return nil, err
 		}
 	}
 	for _, cfg := range append(configs, GraphConfidenceConfigs...) {
@@ -268,6 +261,12 @@ func (r *Runner) Run(ctx context.Context, qs []Query) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// configs are Configs and then the extra ones by name.
+func (r *Runner) configs() []string {
+	extra := slices.Sorted(maps.Keys(r.Extra))
+	return append(append([]string{}, Configs...), extra...)
 }
 
 // retrieve runs one query under one configuration.

@@ -25,7 +25,7 @@ type FeatureQuery struct {
 	Repository string             `json:"repository"`
 	Commit     string             `json:"commit"`
 	Query      string             `json:"query"`
-	Masked     bool               `json:"masked"` // the code's own words taken out
+	Masked     bool               `json:"masked"`         // the code's own words taken out
 	Tags       []string           `json:"tags,omitempty"` // a hand-written query's tags
 	Candidates []FeatureCandidate `json:"candidates"`
 }
@@ -146,7 +146,7 @@ func maskWords(text string, code map[string]bool) string {
 // writeQueryFeatures writes a hand-written question's line (Runner.Features):
 // its RRF candidates with the ranker's inputs, labelled 2 where they answer it.
 func (r *Runner) writeQueryFeatures(ctx context.Context, q Query) error {
-	if q.Kind == "graph" || len(q.Expect) == 0 {
+	if r.Features == nil || q.Kind == "graph" || len(q.Expect) == 0 {
 		return nil
 	}
 	resp, err := r.Searcher.Search(ctx, q.Query, search.Options{Limit: featureDepth, Lexical: r.Lexical, Fusion: search.FusionRRF, Features: true})

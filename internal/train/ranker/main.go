@@ -72,35 +72,12 @@ func main() {
 	if *valid != "" {
 		folds = strings.Split(*valid, ",")
 	}
-	var devQs []query
-	if *dev != "" {
-		all, err := load(strings.Split(*dev, ","))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "ranker:", err)
-			os.Exit(1)
-		}
-		for _, q := range all {
-			if slices.Contains(q.tags, "lay") {
-				devQs = append(devQs, q)
-			}
-		}
+	devQs, err := loadLay(*dev)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ranker:", err)
+		os.Exit(1)
 	}
-	var rrfAll, modelAll []metrics
-	for _, v := range folds {
-		var train, test []query
-		for _, q := range qs {
-			if q.repo == v {
-				test = append(test, q)
-			} else {
-				train = append(train, q)
-			}
-		}
-		w := fit(train, prior(*priorScale), *epochs, pen)
-		r, m := evaluate(test, nil), evaluate(test, w)
-		rrfAll, modelAll = append(rrfAll, r...), append(modelAll, m...)
-		fmt.Printf("held out %-14s %s\n", v, compare(r, m))
-	}
-	fmt.Printf("all folds               %s\n", compare(rrfAll, modelAll))
+	crossValidate(qs, folds, func(train []query) []float64 { return fit(train, prior(*priorScale), *epochs, pen) })
 	if *self {
 		w := fit(qs, prior(*priorScale), *epochs, pen)
 		fmt.Printf("fit on all, scored on all %s\n", compare(evaluate(qs, nil), evaluate(qs, w)))
@@ -123,6 +100,46 @@ func main() {
 	for i, f := range search.LearnedFeatures {
 		fmt.Printf("  %-20s %+.3f\n", f, w[i])
 	}
+}
+
+// crossValidate fits on every repository but each fold's and prints how the
+// fit ranks the fold's queries against RRF's order.
+func crossValidate(qs []query, folds []string, fitTo func([]query) []float64) {
+	var rrfAll, modelAll []metrics
+	for _, v := range folds {
+		var train, test []query
+		for _, q := range qs {
+			if q.repo == v {
+				test = append(test, q)
+			} else {
+				train = append(train, q)
+			}
+		}
+		w := fitTo(train)
+		r, m := evaluate(test, nil), evaluate(test, w)
+		rrfAll, modelAll = append(rrfAll, r...), append(modelAll, m...)
+		fmt.Printf("held out %-14s %s\n", v, compare(r, m))
+	}
+	fmt.Printf("all folds               %s\n", compare(rrfAll, modelAll))
+}
+
+// loadLay reads the comma-separated feature files of hand-written queries
+// and keeps the lay questions ("" = none).
+func loadLay(files string) ([]query, error) {
+	if files == "" {
+		return nil, nil
+	}
+	all, err := load(strings.Split(files, ","))
+	if err != nil {
+		return nil, err
+	}
+	var out []query
+	for _, q := range all {
+		if slices.Contains(q.tags, "lay") {
+			out = append(out, q)
+		}
+	}
+	return out, nil
 }
 
 // load reads feature files; a query without a relevant candidate teaches
