@@ -38,8 +38,11 @@ type run struct {
 	// edgesDeferred: the database held no edges, and the run loads and
 	// resolves them without their lookup indexes (pg.DeferEdgeIndexes).
 	edgesDeferred bool
-	side          *sideBuilds // the index builds beside the resolution (load starts them)
-	badNames      int         // files left out: the name is not valid UTF-8 (dropBadNames)
+	// symbolsDeferred: the database held no symbols, and the run loads them
+	// without the trigram index of names (pg.DeferSymbolIndexes).
+	symbolsDeferred bool
+	side            *sideBuilds // the index builds beside the resolution (load starts them)
+	badNames        int         // files left out: the name is not valid UTF-8 (dropBadNames)
 }
 
 // BulkRunFiles is the size of a run (files written or deleted) from which its
@@ -203,10 +206,19 @@ func (r *run) load(ctx context.Context) error {
 		if r.edgesDeferred, err = ix.db.DeferEdgeIndexes(ctx); err != nil {
 			return err
 		}
+		if r.symbolsDeferred, err = ix.db.DeferSymbolIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	if !r.edgesDeferred {
 		// Missing after a deferred load that did not finish.
 		if err := ix.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if !r.symbolsDeferred {
+		// Missing after a deferred load that did not finish.
+		if err := ix.db.BuildSymbolIndexes(ctx); err != nil {
 			return err
 		}
 	}
@@ -314,6 +326,13 @@ func (r *run) resolve(ctx context.Context) error {
 	if r.edgesDeferred {
 		r.prog.phase("building the edge indexes")
 		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if r.symbolsDeferred {
+		// After the resolution, which writes symbols: the build blocks writes.
+		r.prog.phase("building the symbol name index")
+		if err := r.w.db.BuildSymbolIndexes(ctx); err != nil {
 			return err
 		}
 	}
