@@ -106,6 +106,10 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	if r.firstLoad {
+		r.prog.phase("repacking the symbol indexes")
+		if err := r.ix.db.RepackLoadIndexes(ctx); err != nil {
+			return err
+		}
 		// The load's WAL goes once its pages are written (pg.Checkpoint).
 		r.prog.phase("checkpoint")
 		if _, err := r.ix.db.Checkpoint(ctx); err != nil {

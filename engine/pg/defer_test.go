@@ -159,3 +159,29 @@ func TestSymbolIndexesDeferredOnlyWhenEmpty(t *testing.T) {
 		t.Fatalf("defer with symbols stored: %v (err %v), want kept", deferred, err)
 	}
 }
+
+// TestRepackLoadIndexes rebuilds the load's btree indexes as they were
+// defined, with the rows still found through them.
+func TestRepackLoadIndexes(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	want := indexDefs(t, db, "symbols")
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, file_id, path, name, qualified_name, kind,
+		start_line, end_line, start_byte, end_byte, content, content_hash, revision)
+		SELECT 1, g % 7, 'a.go', 'f' || g, 'a.f' || g, 'function', g, g, 0, 1, 'f', 'h', 'r' FROM generate_series(1, 300) g`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RepackLoadIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := indexDefs(t, db, "symbols")
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s after the repack: %q, want %q", name, got[name], def)
+		}
+	}
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = 1 AND name = 'f42'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("symbols named f42 after the repack: %d (err %v)", n, err)
+	}
+}
