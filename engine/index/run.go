@@ -120,6 +120,34 @@ func (r *run) execute(ctx context.Context) error {
 	return nil
 }
 
+// afterResolve compacts the edges a first load resolved and builds the
+// indexes the load deferred.
+func (r *run) afterResolve(ctx context.Context, changed bool) error {
+	if r.firstLoad && changed {
+		// Resolution rewrote about half of the edges, each a new row version
+		// and an entry in every edge index (target_id is indexed, so no update
+		// is HOT): a third of the table and its indexes was dead space.
+		r.prog.phase("compacting the edges")
+		if err := r.w.db.Compact(ctx, "edges"); err != nil {
+			return err
+		}
+	}
+	if r.edgesDeferred {
+		r.prog.phase("building the edge indexes")
+		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if r.symbolsDeferred {
+		// After the resolution, which writes symbols: the build blocks writes.
+		r.prog.phase("building the symbol name index")
+		if err := r.w.db.BuildSymbolIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // plan lists the repository, compares it with the database and decides which
 // files to write and which to delete.
 func (r *run) plan(ctx context.Context) error {
@@ -315,31 +343,12 @@ func (r *run) resolve(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.afterResolve(ctx, changed); err != nil {
+		return err
+	}
 	// Fresh statistics after a bulk change: without them the planner treats the new
 	// rows as absent and picks nested loops and sequential scans (searches right
 	// after a first index took 100 ms instead of 5).
-	if r.firstLoad && changed {
-		// Resolution rewrote about half of the edges, each a new row version
-		// and an entry in every edge index (target_id is indexed, so no update
-		// is HOT): a third of the table and its indexes was dead space.
-		r.prog.phase("compacting the edges")
-		if err := r.w.db.Compact(ctx, "edges"); err != nil {
-			return err
-		}
-	}
-	if r.edgesDeferred {
-		r.prog.phase("building the edge indexes")
-		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
-			return err
-		}
-	}
-	if r.symbolsDeferred {
-		// After the resolution, which writes symbols: the build blocks writes.
-		r.prog.phase("building the symbol name index")
-		if err := r.w.db.BuildSymbolIndexes(ctx); err != nil {
-			return err
-		}
-	}
 	if bulk {
 		// Only the edges changed since the statistics above (bulk implies
 		// changed): the resolution set their targets.
