@@ -13,8 +13,8 @@
 // carries the tag of the request it answers and names the pane that asked
 // (event.Routed), so the root routes it without guessing and the pane drops stale
 // answers. Failures travel as the single event.ErrorMsg and show in the status bar.
-// Colours come from one palette (tui/theme) rendered once for the output; chroma and
-// glamour run inside commands (tui/render) and their output is cached.
+// Colours come from one palette (tui/theme) rendered once for the output; source
+// highlighting and Markdown run inside commands (tui/render) and their output is cached.
 //
 // tui/backend implements Backend over the engine packages; cmd/spelunk starts the
 // program on it.

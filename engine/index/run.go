@@ -38,8 +38,11 @@ type run struct {
 	// edgesDeferred: the database held no edges, and the run loads and
 	// resolves them without their lookup indexes (pg.DeferEdgeIndexes).
 	edgesDeferred bool
-	side          *sideBuilds // the index builds beside the resolution (load starts them)
-	badNames      int         // files left out: the name is not valid UTF-8 (dropBadNames)
+	// symbolsDeferred: the database held no symbols, and the run loads them
+	// without the trigram index of names (pg.DeferSymbolIndexes).
+	symbolsDeferred bool
+	side            *sideBuilds // the index builds beside the resolution (load starts them)
+	badNames        int         // files left out: the name is not valid UTF-8 (dropBadNames)
 }
 
 // BulkRunFiles is the size of a run (files written or deleted) from which its
@@ -103,6 +106,10 @@ func (r *run) execute(ctx context.Context) error {
 		return err
 	}
 	if r.firstLoad {
+		r.prog.phase("repacking the symbol indexes")
+		if err := r.ix.db.RepackLoadIndexes(ctx); err != nil {
+			return err
+		}
 		// The load's WAL goes once its pages are written (pg.Checkpoint).
 		r.prog.phase("checkpoint")
 		if _, err := r.ix.db.Checkpoint(ctx); err != nil {
@@ -110,6 +117,34 @@ func (r *run) execute(ctx context.Context) error {
 		}
 	}
 	r.prog.phase("done")
+	return nil
+}
+
+// afterResolve compacts the edges a first load resolved and builds the
+// indexes the load deferred.
+func (r *run) afterResolve(ctx context.Context, changed bool) error {
+	if r.firstLoad && changed {
+		// Resolution rewrote about half of the edges, each a new row version
+		// and an entry in every edge index (target_id is indexed, so no update
+		// is HOT): a third of the table and its indexes was dead space.
+		r.prog.phase("compacting the edges")
+		if err := r.w.db.Compact(ctx, "edges"); err != nil {
+			return err
+		}
+	}
+	if r.edgesDeferred {
+		r.prog.phase("building the edge indexes")
+		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if r.symbolsDeferred {
+		// After the resolution, which writes symbols: the build blocks writes.
+		r.prog.phase("building the symbol name index")
+		if err := r.w.db.BuildSymbolIndexes(ctx); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -203,10 +238,19 @@ func (r *run) load(ctx context.Context) error {
 		if r.edgesDeferred, err = ix.db.DeferEdgeIndexes(ctx); err != nil {
 			return err
 		}
+		if r.symbolsDeferred, err = ix.db.DeferSymbolIndexes(ctx); err != nil {
+			return err
+		}
 	}
 	if !r.edgesDeferred {
 		// Missing after a deferred load that did not finish.
 		if err := ix.db.BuildEdgeIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if !r.symbolsDeferred {
+		// Missing after a deferred load that did not finish.
+		if err := ix.db.BuildSymbolIndexes(ctx); err != nil {
 			return err
 		}
 	}
@@ -299,24 +343,12 @@ func (r *run) resolve(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := r.afterResolve(ctx, changed); err != nil {
+		return err
+	}
 	// Fresh statistics after a bulk change: without them the planner treats the new
 	// rows as absent and picks nested loops and sequential scans (searches right
 	// after a first index took 100 ms instead of 5).
-	if r.firstLoad && changed {
-		// Resolution rewrote about half of the edges, each a new row version
-		// and an entry in every edge index (target_id is indexed, so no update
-		// is HOT): a third of the table and its indexes was dead space.
-		r.prog.phase("compacting the edges")
-		if err := r.w.db.Compact(ctx, "edges"); err != nil {
-			return err
-		}
-	}
-	if r.edgesDeferred {
-		r.prog.phase("building the edge indexes")
-		if err := r.w.db.BuildEdgeIndexes(ctx); err != nil {
-			return err
-		}
-	}
 	if bulk {
 		// Only the edges changed since the statistics above (bulk implies
 		// changed): the resolution set their targets.

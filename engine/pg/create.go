@@ -35,7 +35,12 @@ func (c *Cluster) create(ctx context.Context) error {
 	if err := c.mkdirOwned(tmp); err != nil {
 		return err
 	}
-	args := []string{"-D", tmp, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions"}
+	// WAL segments of 4 MB instead of 16: after a first load's checkpoint the
+	// cluster keeps only its current segment (bulkLoadSettings), which with
+	// the default size was 16 MB of every data directory (issue 39: the data
+	// directory right after an index, WAL included, against zoekt's index).
+	args := []string{"-D", tmp, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--locale=C", "--no-instructions",
+		"--wal-segsize=4"}
 	if c.Throwaway {
 		args = append(args, "--no-sync")
 	}

@@ -124,3 +124,64 @@ func TestEdgeIndexesDeferredOnlyWhenEmpty(t *testing.T) {
 		t.Fatalf("defer with edges stored: %v (err %v), want kept", deferred, err)
 	}
 }
+
+// TestSymbolIndexesDeferredOnlyWhenEmpty drops the trigram index of names for
+// a first bulk load, builds it back as the migrations define it, and keeps it
+// once any symbol is stored.
+func TestSymbolIndexesDeferredOnlyWhenEmpty(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	want := indexDefs(t, db, "symbols")
+	deferred, err := db.DeferSymbolIndexes(ctx)
+	if err != nil || !deferred {
+		t.Fatalf("defer on an empty table: %v (err %v)", deferred, err)
+	}
+	if _, ok := indexDefs(t, db, "symbols")["symbols_name_trgm_idx"]; ok || len(indexDefs(t, db, "symbols")) != len(want)-1 {
+		t.Fatalf("indexes kept through the deferral: %v", keys(indexDefs(t, db, "symbols")))
+	}
+	for range 2 { // the second finds it and does nothing
+		if err := db.BuildSymbolIndexes(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := indexDefs(t, db, "symbols")
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s rebuilt as %q, want %q", name, got[name], def)
+		}
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, file_id, path, name, qualified_name, kind,
+		start_line, end_line, start_byte, end_byte, content, content_hash, revision)
+		VALUES (1, 1, 'a.go', 'f', 'a.f', 'function', 1, 1, 0, 1, 'f', 'h', 'r')`); err != nil {
+		t.Fatal(err)
+	}
+	if deferred, err := db.DeferSymbolIndexes(ctx); err != nil || deferred {
+		t.Fatalf("defer with symbols stored: %v (err %v), want kept", deferred, err)
+	}
+}
+
+// TestRepackLoadIndexes rebuilds the load's btree indexes as they were
+// defined, with the rows still found through them.
+func TestRepackLoadIndexes(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	want := indexDefs(t, db, "symbols")
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, file_id, path, name, qualified_name, kind,
+		start_line, end_line, start_byte, end_byte, content, content_hash, revision)
+		SELECT 1, g % 7, 'a.go', 'f' || g, 'a.f' || g, 'function', g, g, 0, 1, 'f', 'h', 'r' FROM generate_series(1, 300) g`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RepackLoadIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got := indexDefs(t, db, "symbols")
+	for name, def := range want {
+		if got[name] != def {
+			t.Errorf("index %s after the repack: %q, want %q", name, got[name], def)
+		}
+	}
+	var n int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbols WHERE repository_id = 1 AND name = 'f42'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("symbols named f42 after the repack: %d (err %v)", n, err)
+	}
+}

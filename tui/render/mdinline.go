@@ -3,9 +3,10 @@ package render
 import (
 	"strings"
 
-	"github.com/alecthomas/chroma/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+
+	"github.com/spelunkhq/spelunk/engine/parse"
 )
 
 // inlineKind is how a run of inline Markdown is drawn.
@@ -26,10 +27,10 @@ func inlineStyles(profile termenv.Profile, dark bool) map[inlineKind]string {
 		return map[inlineKind]string{}
 	}
 	return map[inlineKind]string{
-		inlineCode:    palette[chroma.LiteralString].sequence(profile, dark),
+		inlineCode:    palette[parse.String].sequence(profile, dark),
 		inlineBold:    tokenStyle{bold: true}.sequence(profile, dark),
 		inlineItalic:  tokenStyle{italic: true}.sequence(profile, dark),
-		inlineHeading: palette[chroma.GenericHeading].sequence(profile, dark),
+		inlineHeading: headingStyle.sequence(profile, dark),
 	}
 }
 

@@ -1,7 +1,8 @@
 // Package render does the TUI's expensive and fiddly drawing: source highlighted
-// with chroma, markdown rendered with glamour, and width-exact text fitting. The
-// highlighters are built once and are safe for concurrent use, because they run
-// inside tea.Cmds (never on the Update/View hot path).
+// over the index's tree-sitter grammars, its own small Markdown renderer, and
+// width-exact text fitting. The highlighters are built once and are safe for
+// concurrent use, because they run inside tea.Cmds (never on the Update/View hot
+// path).
 package render
 
 import (

@@ -1,5 +1,5 @@
 // Package symbolview is the Symbol pane: one symbol's source highlighted with
-// chroma, line numbers, a header (qualified name, kind, signature, path:lines,
+// its tree-sitter grammar, line numbers, a header (qualified name, kind, signature, path:lines,
 // revision, working-tree mark), a cursor line, and jumps to callers, callees, the
 // definition of the call on the cursor line, the file header and the parent.
 package symbolview
