@@ -208,7 +208,8 @@ func (w *writer) goMethodSets(ctx context.Context) (map[string]map[string]string
 	methods := map[string]map[string]string{}
 	rows, err := w.db.Pool.Query(ctx, `SELECT f.dir, regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g'), s.name, s.signature
 		FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		WHERE s.repository_id = $1 AND f.language = 'go' AND s.kind = 'method'`, w.repoID)
+		WHERE s.repository_id = $1 AND f.language = 'go' AND s.kind = 'method'
+		ORDER BY s.path, s.start_line, s.qualified_name`, w.repoID)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -137,7 +137,8 @@ func (w *writer) goCandidates(ctx context.Context, ifaces []*goIface) (map[strin
 	}
 	rows, err := w.db.Pool.Query(ctx, `SELECT f.dir, regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g'), s.name, s.signature
 		FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		WHERE s.repository_id = $1 AND s.name = ANY ($2) AND s.kind = 'method' AND f.language = 'go'`, w.repoID, names)
+		WHERE s.repository_id = $1 AND s.name = ANY ($2) AND s.kind = 'method' AND f.language = 'go'
+		ORDER BY s.path, s.start_line, s.qualified_name`, w.repoID, names)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -184,6 +185,9 @@ func (w *writer) goCandidates(ctx context.Context, ifaces []*goIface) (map[strin
 }
 
 // addMethod records method name of receiver recv in dir, as goMethodSets does.
+// Two declarations of one receiver name in one directory (build-tagged
+// variants, testdata programs) merge, the later by path winning a method both
+// have: every caller reads the rows in path order, so each run decides alike.
 func addMethod(methods map[string]map[string]string, dir, recv, name, sig string) {
 	k := dir + "\x00" + recv
 	if methods[k] == nil {
