@@ -170,6 +170,7 @@ func (r *run) plan(ctx context.Context) error {
 		return err
 	}
 	r.stored = len(r.have)
+	r.w.before = r.have
 	// What the index holds is not read again to be listed (a full run rewrites
 	// every file: all are read).
 	have := r.have

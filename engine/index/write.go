@@ -41,6 +41,35 @@ type writer struct {
 
 	track bool         // keep the repository's totals by delta (totals.go); set before the writes
 	delta pg.RepoDelta // guarded by mu
+
+	// before holds the paths stored when the run began (nil: not known, and
+	// forget asks for every path); touched, guarded by mu, those this run has
+	// written or deleted since. A path in neither has no rows to forget.
+	before  map[string]stored
+	touched map[string]bool
+}
+
+// mayHaveRows keeps the paths that can have stored rows and records them all
+// as touched: forget's lookup of a new repository's paths, which have none,
+// was planned on statistics from before its first rows (one repository's
+// symbols taken for one row) and took 20-30 s a batch at a million chunks.
+func (w *writer) mayHaveRows(paths []string) []string {
+	if w.before == nil {
+		return paths
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.touched == nil {
+		w.touched = map[string]bool{}
+	}
+	var out []string
+	for _, p := range paths {
+		if _, ok := w.before[p]; ok || w.touched[p] {
+			out = append(out, p)
+		}
+		w.touched[p] = true
+	}
+	return out
 }
 
 // countName records a definition added (+1) or removed (-1).
@@ -79,6 +108,9 @@ func (w *writer) changedNames() []string {
 // removed; which ids are gone for good is the caller's to say (markGone): a
 // rewrite gives most of them to the symbols that replace them (ids.go).
 func (w *writer) forget(ctx context.Context, q querier, paths []string) (map[string][]oldSymbol, error) {
+	if paths = w.mayHaveRows(paths); len(paths) == 0 {
+		return map[string][]oldSymbol{}, nil
+	}
 	rows, err := q.Query(ctx, `SELECT f.path, s.id, s.kind, s.name, s.qualified_name, s.aliases, s.signature,
 			coalesce(s.receiver, ''), coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), s.exported, s.start_line,
 			coalesce(v.content_hash, '')
