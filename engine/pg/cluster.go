@@ -193,6 +193,9 @@ func (c *Cluster) runningPID() (int, bool) {
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return pid, false
 	}
+	if exited(pid) {
+		return pid, false // killed, and not reaped yet: it serves nothing
+	}
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err == nil && !strings.HasPrefix(strings.TrimSpace(string(comm)), "postgres") {
 		return pid, false // the pid was recycled by another program
@@ -201,6 +204,24 @@ func (c *Cluster) runningPID() (int, bool) {
 		return pid, false
 	}
 	return pid, true
+}
+
+// exited reports a process that has ended but is not reaped yet (a zombie):
+// signal 0 still reaches it. A postmaster killed in a container whose first
+// process reaps late stays one for seconds, or for good, its pid file and
+// socket left behind, and Start must not take it for a running server.
+// Without /proc it reports false (signal 0 alone decides).
+func exited(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	state := data[i+2]
+	return state == 'Z' || state == 'X'
 }
 
 // SocketPath is the server's Unix socket.
