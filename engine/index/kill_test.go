@@ -56,8 +56,10 @@ func TestKilledIndexEqualsClean(t *testing.T) {
 // the server crashed under the run instead (issue 36): on a cluster of the
 // test's own, the postmaster is killed (SIGKILL) or shut down immediately
 // (SIGQUIT), in turn, at a random point of a real `spelunk index` process's
-// run; the server is started again (crash recovery) and the run made again
-// to the end, then compared row for row with a clean index. make test runs
+// run; the server is started again (crash recovery: by the test, or, every
+// other pair of steps, by the next `spelunk index` itself, its embedded
+// cluster being this one) and the run made again to the end, then compared
+// row for row with a clean index. make test runs
 // one seed of 6 steps; SPELUNK_SOAK as for TestKilledIndexEqualsClean.
 func TestPostmasterKilledIndexEqualsClean(t *testing.T) {
 	seeds, steps := []uint64{11}, 6
@@ -125,12 +127,14 @@ func replayKilled(t *testing.T, bin string, seed uint64, ops []indextest.Op, srv
 		var landed bool
 		var err error
 		how := sig.String()
+		// Every other pair of crashes, the next run starts the server itself.
+		selfStart := srv != nil && i%4 >= 2
 		if srv != nil {
 			sig = crashKinds[i%2]
 			how = crashName(sig)
 			// Within the first 60 % of the run: a crash after it ended
 			// tests nothing, and the test wants some to land.
-			landed, err = srv.crashProcess(bin, tree.Root, wt, sig, delay*6/10)
+			landed, err = srv.crashProcess(bin, tree.Root, wt, sig, delay*6/10, !selfStart)
 			db.Pool.Reset() // its connections died with the server
 			k.countCrash(sig, landed)
 		} else {
@@ -141,7 +145,11 @@ func replayKilled(t *testing.T, bin string, seed uint64, ops []indextest.Op, srv
 			return k, fmt.Errorf("step %d (%s): %v", i, did, err)
 		}
 		start = time.Now()
-		if out, err := indexCmd(bin, url, tree.Root, wt).CombinedOutput(); err != nil {
+		rerun := indexCmd(bin, url, tree.Root, wt)
+		if selfStart {
+			rerun, how = srv.selfStartCmd(bin, tree.Root, wt), how+" (restarted by spelunk index)"
+		}
+		if out, err := rerun.CombinedOutput(); err != nil {
 			return k, fmt.Errorf("step %d (%s): run after %s: %v\n%s", i, did, how, err, out)
 		}
 		last = time.Since(start)

@@ -3,6 +3,8 @@ package index_test
 import (
 	"context"
 	"fmt"
+	"os/exec"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -47,10 +49,11 @@ func crashName(how syscall.Signal) string {
 
 // crashUnder runs run, crashes the server after delay unless the run ended
 // first, waits for the run to end (it is stopped by stop if it has not
-// within two minutes), and starts the server again (crash recovery);
-// landed says whether the crash came before the run ended, out is what the
-// run printed, for errors. A run that fails before the crash is an error.
-func (s *ownServer) crashUnder(how syscall.Signal, delay time.Duration, run func() error, stop func(), out fmt.Stringer) (bool, error) {
+// within two minutes), and with restart starts the server again (crash
+// recovery; else the next spelunk starts it: selfStartCmd); landed says
+// whether the crash came before the run ended, out is what the run printed,
+// for errors. A run that fails before the crash is an error.
+func (s *ownServer) crashUnder(how syscall.Signal, delay time.Duration, restart bool, run func() error, stop func(), out fmt.Stringer) (bool, error) {
 	done := make(chan error, 1)
 	go func() { done <- run() }()
 	select {
@@ -75,6 +78,9 @@ func (s *ownServer) crashUnder(how syscall.Signal, delay time.Duration, run func
 	if crashErr != nil {
 		return false, crashErr
 	}
+	if !restart {
+		return runErr != nil, nil
+	}
 	if err := pgtest.Restart(ctx, s.c); err != nil {
 		return false, err
 	}
@@ -83,12 +89,23 @@ func (s *ownServer) crashUnder(how syscall.Signal, delay time.Duration, run func
 
 // crashProcess starts `spelunk index` on the server and crashes the server
 // under it after delay (crashUnder).
-func (s *ownServer) crashProcess(bin, root string, workingTree bool, how syscall.Signal, delay time.Duration) (bool, error) {
+func (s *ownServer) crashProcess(bin, root string, workingTree bool, how syscall.Signal, delay time.Duration, restart bool) (bool, error) {
 	cmd := indexCmd(bin, s.url, root, workingTree)
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		return false, err
 	}
-	return s.crashUnder(how, delay, cmd.Wait, func() { _ = cmd.Process.Kill() }, out)
+	return s.crashUnder(how, delay, restart, cmd.Wait, func() { _ = cmd.Process.Kill() }, out)
+}
+
+// selfStartCmd is `spelunk index root` with no --db: its embedded cluster is
+// s's, so a server left down by a crash is started by spelunk itself (a
+// stale pid file, a postmaster not reaped yet, crash recovery), as a user's
+// embedded cluster is.
+func (s *ownServer) selfStartCmd(bin, root string, workingTree bool) *exec.Cmd {
+	cmd := indexCmd(bin, s.url, root, workingTree)
+	cmd.Args = slices.DeleteFunc(cmd.Args, func(a string) bool { return a == "--db" || a == s.url })
+	cmd.Env = append(cmd.Env, "SPELUNK_PG_DATA="+s.c.DataDir)
+	return cmd
 }

@@ -310,12 +310,12 @@ func (s *soak) crash(r *soakRun, i int, opts index.Options, k *soakTally) (strin
 	var landed bool
 	var err error
 	if len(opts.Paths) == 0 {
-		landed, err = r.srv.crashProcess(s.bin, r.root, opts.WorkingTree, how, delay)
+		landed, err = r.srv.crashProcess(s.bin, r.root, opts.WorkingTree, how, delay, true)
 	} else {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		run := func() error { _, err := r.ix.Index(ctx, r.root, opts); return err }
-		landed, err = r.srv.crashUnder(how, delay, run, cancel, &lockedBuffer{})
+		landed, err = r.srv.crashUnder(how, delay, true, run, cancel, &lockedBuffer{})
 	}
 	r.db.Pool.Reset() // its connections died with the server
 	if err != nil {

@@ -1,10 +1,12 @@
 package pg
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -56,5 +58,52 @@ func TestZombiePostmasterIsNotRunning(t *testing.T) {
 			t.Fatalf("process %d ended (a zombie, not reaped): still taken for a running server", dead.Process.Pid)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestStaleLocksWaitForOrphans: the lock files of a server that is not
+// running (postmaster.pid, the socket's lock, which PostgreSQL would take
+// for a live server's while a killed postmaster is not reaped) are removed,
+// but only once no process is attached to the shared memory segment the pid
+// file names: backends a killed postmaster left may still be writing.
+func TestStaleLocksWaitForOrphans(t *testing.T) {
+	id, _, errno := syscall.Syscall(syscall.SYS_SHMGET, 0 /* IPC_PRIVATE */, 4096, 0o1600 /* IPC_CREAT|0600 */)
+	if errno != 0 {
+		t.Skip("no System V shared memory:", errno)
+	}
+	defer syscall.Syscall(syscall.SYS_SHMCTL, id, 0 /* IPC_RMID */, 0)
+	addr, _, errno := syscall.Syscall(syscall.SYS_SHMAT, id, 0, 0)
+	if errno != 0 {
+		t.Fatal("shmat:", errno)
+	}
+	dir := t.TempDir()
+	c := &Cluster{DataDir: dir, SocketDir: dir}
+	pidFile, sockLock := filepath.Join(dir, "postmaster.pid"), c.SocketPath()+".lock"
+	pid := "999999\n" + dir + "\n1796611732\n5432\n" + dir + "\n\n  9984858 " + strconv.Itoa(int(id)) + "\nready\n"
+	for _, f := range []string{pidFile, sockLock} {
+		if err := os.WriteFile(f, []byte(pid), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := c.removeStaleLocks(ctx); err == nil {
+		t.Fatal("removed the lock files while a process is attached to the old server's shared memory")
+	}
+	for _, f := range []string{pidFile, sockLock} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s went while the segment is attached: %v", f, err)
+		}
+	}
+	if _, _, errno := syscall.Syscall(syscall.SYS_SHMDT, addr, 0, 0); errno != 0 {
+		t.Fatal("shmdt:", errno)
+	}
+	if err := c.removeStaleLocks(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{pidFile, sockLock} {
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("%s left behind once nothing is attached", f)
+		}
 	}
 }
