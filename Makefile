@@ -59,11 +59,12 @@ citus-test: build
 
 # The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of
 # SOAK_STEPS random changes, each run compared row for row with a clean index,
-# a branch switch stopped at every progress report, and real spelunk index processes killed.
+# a branch switch stopped at every progress report, real spelunk index processes killed, and
+# the PostgreSQL server crashed under them (postmaster SIGKILL, immediate shutdown) and restarted.
 # With SOAK_REPOS=DIR:DIR:... it runs TestSoakRepos instead: SOAK_TOTAL random steps (default 5000)
 # over clones of those repositories (testdata/soak/subset.sh cuts small ones), at most
 # SOAK_MINUTES, SOAK_PARALLEL seeds at once from seed SOAK_SEED, niced; it ends with the steps, the runs
-# interrupted, the rows that differ and the first failing seed.
+# interrupted by kind (server crashes included), the rows that differ and the first failing seed.
 SOAK_STEPS ?= 200
 SOAK_SEEDS ?= 25
 SOAK_REPOS ?=
@@ -74,7 +75,7 @@ SOAK_SEED ?= 1000
 soak: setup
 ifeq ($(SOAK_REPOS),)
 	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) env SPELUNK_SOAK=$(SOAK_STEPS) SPELUNK_SOAK_SEEDS=$(SOAK_SEEDS) \
-		$(GO) test -count=1 -timeout 12h -v -run 'TestIncrementalEqualsClean|TestInterruptedRunIsRepaired|TestKilledIndexEqualsClean|TestSoakRepos' ./engine/index/
+		$(GO) test -count=1 -timeout 12h -v -run 'TestIncrementalEqualsClean|TestInterruptedRunIsRepaired|TestKilledIndexEqualsClean|TestPostmasterKilledIndexEqualsClean|TestSoakRepos' ./engine/index/
 else
 	@nice -n 10 bash engine/pg/setup/with-test-cluster.sh ./$(BIN) env SPELUNK_SOAK_REPOS=$(SOAK_REPOS) SPELUNK_SOAK_STEPS=$(SOAK_TOTAL) \
 		SPELUNK_SOAK_MINUTES=$(SOAK_MINUTES) SPELUNK_SOAK_PARALLEL=$(SOAK_PARALLEL) SPELUNK_SOAK_SEED=$(SOAK_SEED) \

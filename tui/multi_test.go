@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,5 +98,35 @@ func TestFlowSearchSeveralRepositories(t *testing.T) {
 	}
 	if f := multi.CycleFilter(); f != "" {
 		t.Errorf("after ledger the filter is %q, want every repository again", f)
+	}
+}
+
+// TestFlowIncompleteOtherRepository: with several repositories open, the
+// status bar warns of an incomplete index in any of them, not only in the
+// first (the primary, whose status the bar shows), naming it (issue 36, 5).
+func TestFlowIncompleteOtherRepository(t *testing.T) {
+	env := tuitest.Open(t, true)
+	multi := backend.NewMulti(env.Backend, ledgerRepo(t, env))
+	ctx := context.Background()
+	if st, err := multi.Status(ctx); err != nil || st.Incomplete != "" {
+		t.Fatalf("status of two complete indexes: incomplete %q, %v; want none", st.Incomplete, err)
+	}
+	if _, err := env.DB.Pool.Exec(ctx, `UPDATE repositories SET indexing_started = now() WHERE name = 'ledger'`); err != nil {
+		t.Fatal(err)
+	}
+	cfg := tuitest.Config(t)
+	cfg.StatusEvery = 20 * time.Millisecond
+	tm := teatest.NewTestModel(t, tui.New(multi, cfg), teatest.WithInitialTermSize(160, 40))
+	waitScreen(t, tm, "⚠ ledger: index incomplete: the last run, started")
+	tm.Send(key(tea.KeyEsc))
+	tm.Send(runes("q"))
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+
+	if _, err := env.DB.Pool.Exec(ctx, `UPDATE repositories SET indexing_started = now()`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := multi.Status(ctx)
+	if want := "index incomplete in shop, ledger: shop: index incomplete: the last run"; err != nil || !strings.HasPrefix(st.Incomplete, want) || !strings.Contains(st.Incomplete, "; ledger: index incomplete") {
+		t.Errorf("status of two incomplete indexes: %q, %v; want it to start %q and name ledger's too", st.Incomplete, err, want)
 	}
 }

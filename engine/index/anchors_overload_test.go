@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/index"
@@ -73,5 +74,68 @@ func TestAnchorOnAnOverloadStaysCurrent(t *testing.T) {
 	}
 	if m.Status != memory.StatusActive || m.Anchors[0].State != memory.AnchorCurrent {
 		t.Fatalf("after an edit elsewhere in the file: %s, anchors %+v (reason %q)", m.Status, m.Anchors, m.StatusReason)
+	}
+}
+
+// TestReviewOfAnOverloadReadsTheAnchoredDefinition: when the definition a
+// memory is anchored to, with overloads before it, changes, the review's
+// diff is of that definition (not of the first overload, which never
+// changed), and confirming re-pins the anchor to it, so that its next
+// change sends the memory to review again (re-pinned to the first overload,
+// the anchor never saw a change again).
+func TestReviewOfAnOverloadReadsTheAnchoredDefinition(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "ovl")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(body string) {
+		s := strings.Replace(overloaded, "    return len(shell)\n", body, 1)
+		if err := os.WriteFile(filepath.Join(root, "comp.py"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("    return len(shell)\n")
+	indextest.Git(t, root, "init", "-q", "-b", "main")
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	sum, err := ix.Index(ctx, root, index.Options{WorkingTree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memory.New(db, sum.RepositoryID, memory.Options{Embedder: hashing()})
+	a, err := st.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "alice",
+		Text: "the shell lookup must stay total", Anchors: []string{"comp.py:8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(body string) memory.Memory {
+		t.Helper()
+		write(body)
+		if _, err := ix.Index(ctx, root, index.Options{Paths: []string{"comp.py"}}); err != nil {
+			t.Fatal(err)
+		}
+		m, err := st.Get(ctx, a.Memory.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	if m := edit("    return len(shell) + 1\n"); m.Status != memory.StatusNeedsReview {
+		t.Fatalf("after the anchored definition changed: %s, anchors %+v", m.Status, m.Anchors)
+	}
+	items, err := st.Review(ctx)
+	if err != nil || len(items) != 1 || len(items[0].Anchors) != 1 {
+		t.Fatalf("review: %+v, %v; want the one memory with its anchor", items, err)
+	}
+	diff := items[0].Anchors[0].Diff
+	if !strings.Contains(diff, "-    return len(shell)\n") || !strings.Contains(diff, "+    return len(shell) + 1\n") || strings.Contains(diff, "Literal") {
+		t.Errorf("review diff is not of the anchored definition:\n%s", diff)
+	}
+	if _, err := st.Confirm(ctx, a.Memory.ID, "alice", ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := edit("    return len(shell) + 2\n"); m.Status != memory.StatusNeedsReview {
+		t.Errorf("after a confirm, the anchored definition changed again: %s, anchors %+v; want NEEDS_REVIEW", m.Status, m.Anchors)
 	}
 }

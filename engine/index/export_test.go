@@ -3,3 +3,7 @@ package index
 // SetBatchFiles sets how many files share a write transaction, so that a test can
 // make a crash land between two commits of a small repository.
 func SetBatchFiles(o *Options, n int) { o.batchFiles = n }
+
+// WorkLock is the work lock's two keys for a repository: a test holds it as
+// the statements of a killed run do.
+func WorkLock(repoID int64) (int32, int32) { return workSpace, lockKey(repoID) }

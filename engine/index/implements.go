@@ -62,6 +62,9 @@ func (w *writer) linkGoImplementations(ctx context.Context) error {
 		if err := relaxCommit(ctx, tx); err != nil {
 			return err
 		}
+		if err := holdWork(ctx, tx, w.repoID); err != nil {
+			return err
+		}
 		tag, err := tx.Exec(ctx, `DELETE FROM edges e USING files f
 			WHERE e.repository_id = $1 AND e.kind = 'implements' AND f.repository_id = e.repository_id
 			  AND f.id = e.file_id AND f.language = 'go'`, w.repoID)

@@ -68,6 +68,9 @@ func (w *writer) relinkGoImplementations(ctx context.Context, dirs []string) err
 		if err := relaxCommit(ctx, tx); err != nil {
 			return err
 		}
+		if err := holdWork(ctx, tx, w.repoID); err != nil {
+			return err
+		}
 		// Two statements: one condition on the file's directory, one on the
 		// target, each through its own index.
 		tag, err := tx.Exec(ctx, `DELETE FROM edges e USING files f

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
@@ -37,14 +38,14 @@ func lockRun(ctx context.Context, db *pg.DB, repoID int64, name string, noWait b
 	}
 	// Ids are identity values far below 2^32; folding the high half in keeps
 	// larger ones distinct enough (a collision would only serialise two runs).
-	l := &runLock{conn: conn, key: int32(repoID) ^ int32(repoID>>32)}
+	l := &runLock{conn: conn, key: lockKey(repoID)}
 	var got bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, lockSpace, l.key).Scan(&got); err != nil {
 		l.drop()
 		return nil, fmt.Errorf("index %s: take the run lock: %w", name, err)
 	}
 	if got {
-		return l, nil
+		return l.drainKilled(ctx, name)
 	}
 	if noWait {
 		l.drop()
@@ -56,6 +57,44 @@ func lockRun(ctx context.Context, db *pg.DB, repoID int64, name string, noWait b
 		// session is the one way to be sure it is not left held in the pool.
 		l.drop()
 		return nil, fmt.Errorf("index %s: wait for the other run: %w", name, err)
+	}
+	return l.drainKilled(ctx, name)
+}
+
+// workSpace is the first key of the shared transaction locks a run's long
+// transactions hold (holdWork). A run killed in one leaves its backend going
+// on with the statements it had sent (resolution's pipelined batch) after
+// the session of its run lock has ended, holding locks on edge rows until it
+// reads the end of its connection and rolls back: the next run waits for it
+// (drainKilled) instead of failing on a deadlock against it.
+const workSpace int32 = 0x5350_4c57 // "SPLW"
+
+// lockKey is the second key of a repository's run and work locks. Ids are
+// identity values far below 2^32; folding the high half in keeps larger ones
+// distinct enough (a collision would only serialise two runs).
+func lockKey(repoID int64) int32 { return int32(repoID) ^ int32(repoID>>32) }
+
+// holdWorkSQL takes the transaction's shared work lock ($1: workSpace, $2:
+// lockKey).
+const holdWorkSQL = `SELECT pg_advisory_xact_lock_shared($1, $2)`
+
+// holdWork takes tx's shared work lock on the repository (workSpace).
+func holdWork(ctx context.Context, tx pgx.Tx, repoID int64) error {
+	if _, err := tx.Exec(ctx, holdWorkSQL, workSpace, lockKey(repoID)); err != nil {
+		return fmt.Errorf("take the work lock: %w", err)
+	}
+	return nil
+}
+
+// drainKilled, with the run lock held, waits until no transaction of an
+// earlier, killed run holds the work lock (a live run would hold the run
+// lock), then returns l; on an error it drops l.
+func (l *runLock) drainKilled(ctx context.Context, name string) (*runLock, error) {
+	for _, q := range []string{`SELECT pg_advisory_lock($1, $2)`, `SELECT pg_advisory_unlock($1, $2)`} {
+		if _, err := l.conn.Exec(ctx, q, workSpace, l.key); err != nil {
+			l.drop()
+			return nil, fmt.Errorf("index %s: wait for the statements of a stopped run: %w", name, err)
+		}
 	}
 	return l, nil
 }

@@ -325,6 +325,7 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 			b.Queue(sql, args...)
 		}
 		queue("relax the commit", relaxCommitSQL)
+		queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
 		if w.db.Distributed {
 			for _, c := range shadowCopies {
 				if strings.Contains(c.sql, "$1") {

@@ -27,8 +27,10 @@ import (
 // switches, the working tree reverted) to a clone of each repository, taken
 // in turn. After each change one run (at HEAD, of the working tree, or over
 // the changed paths as a watcher names them), which is first stopped part
-// way in a fifth of the steps: in this process at a progress report, or as a
-// real `spelunk index` process sent SIGKILL or SIGINT at a random point; then
+// way in 37 % of the steps: in this process at a progress report, as a
+// real `spelunk index` process sent SIGKILL or SIGINT at a random point, or
+// by the server crashing under it (its postmaster killed, or shut down
+// immediately; each sequence has a server of its own), restarted; then
 // every row (files, symbols with their hashes, edges with confidence and
 // candidates, postings, vectors, and the anchors of memories pinned to
 // definitions along the way) is compared with a clean index of the same
@@ -165,19 +167,23 @@ type soak struct {
 // soakTally counts a soak's steps and how their runs were stopped.
 type soakTally struct {
 	seeds, steps, stopped, killed, interrupted, late, memories int
+	crashed, quit                                              int // servers crashed under a run: postmaster SIGKILL, immediate shutdown
 }
 
 func (a *soakTally) add(b soakTally) {
 	a.seeds, a.steps, a.stopped = a.seeds+1, a.steps+b.steps, a.stopped+b.stopped
 	a.killed, a.interrupted, a.late, a.memories = a.killed+b.killed, a.interrupted+b.interrupted, a.late+b.late, a.memories+b.memories
+	a.crashed, a.quit = a.crashed+b.crashed, a.quit+b.quit
 }
 
 // Interrupted counts the runs stopped part way, by any means.
-func (a soakTally) Interrupted() int { return a.stopped + a.killed + a.interrupted }
+func (a soakTally) Interrupted() int {
+	return a.stopped + a.killed + a.interrupted + a.crashed + a.quit
+}
 
 func (a soakTally) String() string {
-	return fmt.Sprintf("%d steps, %d runs interrupted (%d stopped in process, %d SIGKILL, %d SIGINT; %d signals after the run ended), %d anchored memories",
-		a.steps, a.Interrupted(), a.stopped, a.killed, a.interrupted, a.late, a.memories)
+	return fmt.Sprintf("%d steps, %d runs interrupted (%d stopped in process, %d SIGKILL, %d SIGINT, %d postmaster SIGKILL, %d immediate shutdown; %d signals or crashes after the run ended), %d anchored memories",
+		a.steps, a.Interrupted(), a.stopped, a.killed, a.interrupted, a.crashed, a.quit, a.late, a.memories)
 }
 
 // soakFailure is the first difference of one seed.
@@ -194,6 +200,7 @@ type soakFailure struct {
 // soakRun is the state of one sequence: its clone, databases, last run.
 type soakRun struct {
 	root       string
+	srv        *ownServer // the server of the index under test, crashed now and then
 	url        string
 	db, clean  *pg.DB
 	ix         *index.Indexer
@@ -209,7 +216,8 @@ type soakRun struct {
 func (s *soak) sequence(t *testing.T, repo string, seed uint64, ops []indextest.Op) (soakTally, *soakFailure) {
 	ctx := context.Background()
 	var k soakTally
-	r := &soakRun{root: cloneRepo(t, repo), url: pgtest.URL(t), clean: pgtest.Open(t), rng: rand.New(rand.NewPCG(seed, 0x50a6))}
+	r := &soakRun{root: cloneRepo(t, repo), srv: startOwnServer(t), clean: pgtest.Open(t), rng: rand.New(rand.NewPCG(seed, 0x50a6))}
+	r.url = r.srv.url
 	r.db = pgtest.OpenTenant(t, r.url, pg.DefaultTenant)
 	r.ix = index.New(r.db, hashing())
 	start := time.Now()
@@ -254,9 +262,10 @@ func (s *soak) sequence(t *testing.T, repo string, seed uint64, ops []indextest.
 	return k, nil
 }
 
-// interrupt stops a run part way before the step's run, in a fifth of the
-// steps: in process at a progress report, or a real process signalled at a
-// random point (a paths run is only stopped in process). It says what it did.
+// interrupt stops a run part way before the step's run, in 37 % of the
+// steps: in process at a progress report, a real process signalled at a
+// random point (a paths run is only stopped in process), or the server
+// crashed under a run (crash). It says what it did.
 func (s *soak) interrupt(r *soakRun, o indextest.Op, i int, opts index.Options, k *soakTally) (string, error) {
 	u := o.R[5]
 	switch {
@@ -285,8 +294,38 @@ func (s *soak) interrupt(r *soakRun, o indextest.Op, i int, opts index.Options, 
 		}
 		k.count(sig, landed)
 		return fmt.Sprintf(" a process sent %v after %v (landed %v), then", sig, delay.Round(time.Millisecond), landed), nil
+	case u < 0.37:
+		return s.crash(r, i, opts, k)
 	}
 	return "", nil
+}
+
+// crash crashes the server under a run at a random point (crashKinds in
+// turn): under a real process, or under a run in this process for a paths
+// run; the server is then started again. It says what it did.
+func (s *soak) crash(r *soakRun, i int, opts index.Options, k *soakTally) (string, error) {
+	how := crashKinds[i%2]
+	delay := time.Duration(r.rng.Float64() * float64(r.proc))
+	began := time.Now()
+	var landed bool
+	var err error
+	if len(opts.Paths) == 0 {
+		landed, err = r.srv.crashProcess(s.bin, r.root, opts.WorkingTree, how, delay, true)
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		run := func() error { _, err := r.ix.Index(ctx, r.root, opts); return err }
+		landed, err = r.srv.crashUnder(how, delay, true, run, cancel, &lockedBuffer{})
+	}
+	r.db.Pool.Reset() // its connections died with the server
+	if err != nil {
+		return crashName(how) + " run", err
+	}
+	if !landed && len(opts.Paths) == 0 {
+		r.proc = time.Since(began)
+	}
+	k.countCrash(how, landed)
+	return fmt.Sprintf(" the server's %s after %v (landed %v), then", crashName(how), delay.Round(time.Millisecond), landed), nil
 }
 
 // compare diffs the index under test with a clean index of the tree.
@@ -308,6 +347,17 @@ func cloneRepo(t *testing.T, repo string) string {
 		t.Fatal(err)
 	}
 	return real
+}
+
+func (a *soakTally) countCrash(how syscall.Signal, landed bool) {
+	switch {
+	case !landed:
+		a.late++
+	case how == syscall.SIGKILL:
+		a.crashed++
+	default:
+		a.quit++
+	}
 }
 
 func (a *soakTally) count(sig syscall.Signal, landed bool) {

@@ -46,6 +46,18 @@ type reviewAnchorRow struct {
 	Now      *string     `db:"now"`
 }
 
+// anchoredFirst ends a subquery over the definitions y of an anchor a's name
+// in its file with the one the anchor is pinned to: the one with the pinned
+// hash, else the one sharing the most non-blank lines with the pinned text,
+// else the first. Of several (overloads before the definition, a
+// redefinition), the first is not the anchored one: the review's diff and a
+// confirm's re-pin read the definition that changed (the anchor side:
+// stale.go's anchorsToCheck).
+const anchoredFirst = `ORDER BY y.content_hash = a.content_hash DESC,
+	(SELECT count(*) FROM unnest(string_to_array(y.content, E'\n')) AS l(line)
+		WHERE btrim(l.line) <> '' AND l.line = ANY (string_to_array(a.content, E'\n'))) DESC,
+	y.start_line LIMIT 1`
+
 // Subqueries here name the repository as $1, as their outer query does: Citus
 // routes a statement to one shard only when each table is filtered by a
 // constant key (a correlated a.repository_id runs on every shard).
@@ -86,7 +98,7 @@ func (s *Store) reviewAnchors(ctx context.Context, ids []string) (map[string][]R
 	rows, err := s.db.Pool.Query(ctx, `SELECT a.memory_id::text AS memory_id, a.path, a.name, a.kind, a.state,
 			coalesce(a.old_path, '') AS old_path, a.content,
 			(SELECT y.content FROM symbols y WHERE y.repository_id = $1 AND a.name <> ''
-				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1) AS now
+				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind `+anchoredFirst+`) AS now
 		FROM memory_anchors a WHERE a.repository_id = $1 AND a.memory_id = ANY($2::uuid[])
 		ORDER BY a.memory_id, a.path, a.name`, s.project, ids)
 	if err != nil {
@@ -160,9 +172,9 @@ func (s *Store) repin(ctx context.Context, tx pgx.Tx, id string) error {
 			content_hash = coalesce(CASE WHEN a.name = '' THEN
 					(SELECT coalesce(f.content_hash, f.blob_sha) FROM files f WHERE f.repository_id = $1 AND f.path = a.path)
 				ELSE (SELECT y.content_hash FROM symbols y WHERE y.repository_id = $1 AND y.path = a.path
-					AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1) END, a.content_hash),
+					AND y.qualified_name = a.name AND y.kind = a.kind `+anchoredFirst+`) END, a.content_hash),
 			content = coalesce((SELECT left(y.content, $3) FROM symbols y WHERE y.repository_id = $1 AND a.name <> ''
-				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind ORDER BY y.start_line LIMIT 1), a.content)
+				AND y.path = a.path AND y.qualified_name = a.name AND y.kind = a.kind `+anchoredFirst+`), a.content)
 		WHERE a.repository_id = $1 AND a.memory_id = $2::uuid`, s.project, id, maxPinnedContent)
 	if err != nil {
 		return fmt.Errorf("re-pin anchors: %w", err)

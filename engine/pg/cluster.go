@@ -193,6 +193,9 @@ func (c *Cluster) runningPID() (int, bool) {
 	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
 		return pid, false
 	}
+	if exited(pid) {
+		return pid, false // killed, and not reaped yet: it serves nothing
+	}
 	comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	if err == nil && !strings.HasPrefix(strings.TrimSpace(string(comm)), "postgres") {
 		return pid, false // the pid was recycled by another program
@@ -201,6 +204,24 @@ func (c *Cluster) runningPID() (int, bool) {
 		return pid, false
 	}
 	return pid, true
+}
+
+// exited reports a process that has ended but is not reaped yet (a zombie):
+// signal 0 still reaches it. A postmaster killed in a container whose first
+// process reaps late stays one for seconds, or for good, its pid file and
+// socket left behind, and Start must not take it for a running server.
+// Without /proc it reports false (signal 0 alone decides).
+func exited(pid int) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 || i+2 >= len(data) {
+		return false
+	}
+	state := data[i+2]
+	return state == 'Z' || state == 'X'
 }
 
 // SocketPath is the server's Unix socket.
@@ -219,8 +240,9 @@ func (c *Cluster) URL(db string) string {
 // already running. Concurrent callers (two spelunk processes) serialise on a lock file
 // next to the data directory: one cluster starts and both use it. A new cluster is
 // built beside the data directory and renamed into place when complete; what an
-// interrupted creation left is removed first, with a note. A stale pid file left by a
-// crash is removed, and PostgreSQL's own crash recovery does the rest.
+// interrupted creation left is removed first, with a note. The lock files a crash left
+// are removed once no backend of the dead server is left (removeStaleLocks), and
+// PostgreSQL's own crash recovery does the rest.
 func (c *Cluster) Start(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(c.DataDir), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(c.DataDir), err)
@@ -242,12 +264,8 @@ func (c *Cluster) Start(ctx context.Context) error {
 	if _, running := c.runningPID(); running {
 		return nil
 	}
-	pidFile := filepath.Join(c.DataDir, "postmaster.pid")
-	if _, err := os.Stat(pidFile); err == nil {
-		// The server is not running (checked above), so the pid file is stale.
-		if err := os.Remove(pidFile); err != nil {
-			return fmt.Errorf("remove stale %s: %w", pidFile, err)
-		}
+	if err := c.removeStaleLocks(ctx); err != nil {
+		return err
 	}
 	if c.SocketDir != c.DataDir {
 		if err := c.mkdirOwned(c.SocketDir); err != nil {
@@ -270,6 +288,93 @@ func (c *Cluster) Start(ctx context.Context) error {
 		return fmt.Errorf("start PostgreSQL in %s: %w: %s%s", c.DataDir, err, strings.TrimSpace(string(out)), c.logTail())
 	}
 	return nil
+}
+
+// removeStaleLocks removes the lock files a server that is not running
+// (checked by the caller) left: postmaster.pid, and the socket's lock file,
+// which PostgreSQL would take for a live server's while its pid answers
+// signal 0 (a killed postmaster not reaped yet). Backends a killed
+// postmaster left may still be running a statement: PostgreSQL's own
+// interlock is the shared memory segment postmaster.pid names, so the files
+// go only once no process is attached to it (waiting up to orphanWait).
+func (c *Cluster) removeStaleLocks(ctx context.Context) error {
+	pidFile := filepath.Join(c.DataDir, "postmaster.pid")
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		return nil // no pid file: nothing stale (a socket lock without one is PostgreSQL's to judge)
+	}
+	if err := waitDetached(ctx, shmID(data)); err != nil {
+		return fmt.Errorf("start PostgreSQL in %s: %w", c.DataDir, err)
+	}
+	for _, f := range []string{pidFile, c.SocketPath() + ".lock"} {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove stale %s: %w", f, err)
+		}
+	}
+	return nil
+}
+
+// orphanWait bounds the wait for backends a killed postmaster left.
+const orphanWait = 60 * time.Second
+
+// shmID is the id of the System V shared memory segment a postmaster.pid
+// names (its seventh line: key and id), -1 when it names none.
+func shmID(pidFile []byte) int {
+	lines := strings.Split(string(pidFile), "\n")
+	if len(lines) < 7 {
+		return -1
+	}
+	f := strings.Fields(lines[6])
+	if len(f) != 2 {
+		return -1
+	}
+	id, err := strconv.Atoi(f[1])
+	if err != nil {
+		return -1
+	}
+	return id
+}
+
+// waitDetached waits until no process is attached to shared memory segment
+// id (or it is gone), reading /proc/sysvipc/shm; without it (not Linux) it
+// returns at once and PostgreSQL's own check decides.
+func waitDetached(ctx context.Context, id int) error {
+	if id < 0 {
+		return nil
+	}
+	end := time.Now().Add(orphanWait)
+	for {
+		n := attached(id)
+		if n <= 0 {
+			return nil
+		}
+		if time.Now().After(end) {
+			return fmt.Errorf("%d processes of a server that was killed are still running (attached to its shared memory %d): stop them, or wait for them to end", n, id)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// attached is how many processes are attached to shared memory segment id:
+// 0 when it is gone, -1 when /proc/sysvipc/shm cannot be read.
+func attached(id int) int {
+	data, err := os.ReadFile("/proc/sysvipc/shm")
+	if err != nil {
+		return -1
+	}
+	want := strconv.Itoa(id)
+	for _, line := range strings.Split(string(data), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) > 6 && f[1] == want {
+			n, _ := strconv.Atoi(f[6])
+			return n
+		}
+	}
+	return 0
 }
 
 // Stop shuts the server down (fast mode: open transactions roll back). It takes the

@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/spelunkhq/spelunk/engine/graph"
@@ -20,7 +21,8 @@ import (
 // Everything that starts from a symbol (opening it, its callers, its fields)
 // goes to the repository the symbol was found in; what starts from a path (a
 // file's header, its imports) goes to the repository of the symbol opened last.
-// Status, indexing and memory are the first repository's.
+// Status (but for the incomplete-index warning, every repository's), indexing
+// and memory are the first repository's.
 type Multi struct {
 	engines []*Engine
 
@@ -272,9 +274,38 @@ func (m *Multi) Importers(ctx context.Context, target string, depth int) ([]grap
 	return e.Importers(ctx, target, depth)
 }
 
-// Status is the primary repository's.
+// Status is the primary repository's, but for Incomplete, which names every
+// open repository whose index is incomplete (each answers searches, so each
+// warns, as spelunk search over several does): "NAME: WHY", several joined
+// by "; " after their names, which a short status bar keeps.
 func (m *Multi) Status(ctx context.Context) (tui.RepoStatus, error) {
-	return m.Primary().Status(ctx)
+	st, err := m.Primary().Status(ctx)
+	if err != nil || len(m.engines) == 1 {
+		return st, err
+	}
+	var names, whys []string
+	for i, e := range m.engines {
+		why := st.Incomplete
+		if i > 0 {
+			rec, err := e.db.RepositoryByRoot(ctx, e.repo.Root)
+			if err != nil {
+				return st, fmt.Errorf("status of %s: %w", e.repo.Name, err)
+			}
+			why = incomplete(rec)
+		}
+		if why != "" {
+			names, whys = append(names, e.repo.Name), append(whys, e.repo.Name+": "+why)
+		}
+	}
+	switch len(names) {
+	case 0:
+		st.Incomplete = ""
+	case 1:
+		st.Incomplete = whys[0]
+	default:
+		st.Incomplete = "index incomplete in " + strings.Join(names, ", ") + ": " + strings.Join(whys, "; ")
+	}
+	return st, nil
 }
 
 // SyncStatus is the primary repository's memory cache.
