@@ -92,7 +92,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().StringVar(&weights, "weights", "", "fusion weights for every search, e.g. dense=0.5,lexical=1 (default: by query kind)")
 	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
-	cmd.Flags().StringVar(&fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
+	cmd.Flags().StringVar(&fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf; default rrf unless the ranker is marked default (--weights or --k mean rrf)")
 	cmd.Flags().StringVar(&tests, "tests", "include", "graph questions: answers in test code include (listed), exclude or only")
 	cmd.Flags().StringVar(&features, "features", "", "also write each question's ranker inputs (JSON lines) to this file")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")

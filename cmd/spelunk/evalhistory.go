@@ -13,7 +13,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/eval"
-	"github.com/spelunkhq/spelunk/engine/search"
 )
 
 func newEvalHistoryCmd(g *globals) *cobra.Command {
@@ -78,7 +77,7 @@ func newEvalHistoryCmd(g *globals) *cobra.Command {
 	f.IntVar(&opts.MaxFiles, "max-files", 5, "skip commits that change more files than this")
 	f.StringVar(&opts.Baseline, "baseline", "", "also score a baseline: bm25 (plain BM25 over whole files)")
 	f.BoolVar(&opts.PerQuery, "per-query", false, "include each query's gold and first gold-file rank per config (--json)")
-	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
+	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf; default rrf unless the ranker is marked default (--weights or --k mean rrf)")
 	f.StringVar(&features, "features", "", "also write the ranker's training data (JSON lines) to this file")
 	return cmd
 }

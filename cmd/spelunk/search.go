@@ -104,7 +104,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&channels, "channels", "", "comma-separated channels to use (default all: "+channelNames()+")")
 	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
 	f.Float64Var(&opts.K, "k", 0, "RRF constant k (0 = the default, 20)")
-	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf (default "+search.DefaultFusion()+"; --weights or --k mean rrf)")
+	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf; default rrf unless the ranker is marked default (--weights or --k mean rrf)")
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
 	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
 	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")

@@ -47,38 +47,29 @@ func (r *historyRun) writeFeatures(ctx context.Context, s *search.Searcher, c hi
 	if err != nil {
 		return err
 	}
-	queries := []struct {
-		text   string
-		masked bool
-	}{{c.Query, false}}
+	texts := []string{c.Query}
 	if m := maskWords(c.Query, code); m != "" && m != c.Query {
-		queries = append(queries, struct {
-			text   string
-			masked bool
-		}{m, true})
+		texts = append(texts, m) // the second line is the masked one
 	}
-	for _, q := range queries {
-		resp, err := s.Search(ctx, q.text, search.Options{Limit: featureDepth, Fusion: search.FusionRRF, Features: true})
+	for i, text := range texts {
+		resp, err := s.Search(ctx, text, search.Options{Limit: featureDepth, Fusion: search.FusionRRF, Features: true})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
 			continue // a query no channel answers teaches nothing
 		}
-		line := FeatureQuery{Repository: r.root, Commit: c.SHA, Query: q.text, Masked: q.masked}
+		line := FeatureQuery{Repository: r.root, Commit: c.SHA, Query: text, Masked: i == 1}
 		for _, res := range resp.Results {
-			if res.Explain.Learned == nil {
+			fc, ok := featureCandidate(res)
+			if !ok {
 				continue
 			}
-			fc := FeatureCandidate{Path: res.Path, Name: res.QualifiedName, Test: res.Explain.TestFactor < 1, Boost: res.Explain.Boost}
 			if contains(gold, res.Path) {
 				fc.Label = 1
 				if contains(defs, defKey{res.Path, res.QualifiedName}) {
 					fc.Label = 2
 				}
-			}
-			for _, t := range res.Explain.Learned.Terms[:search.LearnedInputCount()] {
-				fc.Features = append(fc.Features, t.Value) // the inputs; the trainer expands them
 			}
 			line.Candidates = append(line.Candidates, fc)
 		}
@@ -90,6 +81,20 @@ func (r *historyRun) writeFeatures(ctx context.Context, s *search.Searcher, c hi
 		}
 	}
 	return nil
+}
+
+// featureCandidate is a result with the ranker's inputs, unlabelled; false
+// when the search kept none (an identifier query).
+func featureCandidate(res search.Result) (FeatureCandidate, bool) {
+	l := res.Explain.Learned
+	if l == nil {
+		return FeatureCandidate{}, false
+	}
+	fc := FeatureCandidate{Path: res.Path, Name: res.QualifiedName, Test: res.Explain.TestFactor < 1, Boost: res.Explain.Boost}
+	for _, t := range l.Terms[:search.LearnedInputCount()] {
+		fc.Features = append(fc.Features, t.Value) // the inputs; the trainer expands them
+	}
+	return fc, true
 }
 
 func writeJSONLine(w io.Writer, v any) error {
@@ -155,18 +160,15 @@ func (r *Runner) writeQueryFeatures(ctx context.Context, q Query) error {
 	}
 	line := FeatureQuery{Repository: q.ID, Query: q.Query, Tags: q.Tags}
 	for _, res := range resp.Results {
-		if res.Explain.Learned == nil {
+		fc, ok := featureCandidate(res)
+		if !ok {
 			return nil // searched as an identifier: the ranker never sees it
 		}
-		fc := FeatureCandidate{Path: res.Path, Name: res.QualifiedName, Test: res.Explain.TestFactor < 1, Boost: res.Explain.Boost}
 		it := Ranked{path: res.Path, name: res.Name, receiver: res.Receiver, aliases: res.Aliases}
 		for _, e := range q.Expect {
 			if matches(it, e) {
 				fc.Label = 2
 			}
-		}
-		for _, t := range res.Explain.Learned.Terms[:search.LearnedInputCount()] {
-			fc.Features = append(fc.Features, t.Value)
 		}
 		line.Candidates = append(line.Candidates, fc)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 )
@@ -209,13 +208,7 @@ func applyLearned(m *RankModel, cands []candidate, feats [][]float64) {
 		cands[i].learned = l
 		cands[i].channels = channelShares(cands[i].channels, l.Terms)
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		a, b := cands[i].fused+cands[i].boost, cands[j].fused+cands[j].boost
-		if a != b {
-			return a > b
-		}
-		return cands[i].id < cands[j].id
-	})
+	sortCandidates(cands)
 }
 
 // channelShares copies a candidate's channel scores with each Contribution set

@@ -515,14 +515,19 @@ func fuse(lists map[Channel][]hit, weights map[Channel]float64, k float64, kind 
 	for i, c := range order {
 		out[i] = *c
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].fused+out[i].boost, out[j].fused+out[j].boost
+	sortCandidates(out)
+	return out
+}
+
+// sortCandidates orders candidates by fused score plus boost, ties by id.
+func sortCandidates(cands []candidate) {
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i].fused+cands[i].boost, cands[j].fused+cands[j].boost
 		if a != b {
 			return a > b
 		}
-		return out[i].id < out[j].id
+		return cands[i].id < cands[j].id
 	})
-	return out
 }
 
 // nameBoost is the boost of an exact name match of an identifier query by its
