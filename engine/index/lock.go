@@ -36,8 +36,6 @@ func lockRun(ctx context.Context, db *pg.DB, repoID int64, name string, noWait b
 	if err != nil {
 		return nil, fmt.Errorf("index %s: connect for the run lock: %w", name, err)
 	}
-	// Ids are identity values far below 2^32; folding the high half in keeps
-	// larger ones distinct enough (a collision would only serialise two runs).
 	l := &runLock{conn: conn, key: lockKey(repoID)}
 	var got bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, lockSpace, l.key).Scan(&got); err != nil {
