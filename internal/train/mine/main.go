@@ -18,7 +18,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"os/signal"
@@ -28,24 +27,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spelunkhq/spelunk/engine/pairs"
 	"github.com/spelunkhq/spelunk/engine/parse"
 )
-
-// Pair is one training example.
-type Pair struct {
-	Kind   string `json:"kind"`
-	Query  string `json:"query"`
-	Code   string `json:"code"`
-	Repo   string `json:"repo"`
-	Path   string `json:"path"`
-	Symbol string `json:"symbol"`
-}
 
 type options struct {
 	srcs       []string
 	out        string
 	par        int
-	git        bool
 	maxOverlap float64
 }
 
@@ -53,7 +42,6 @@ func main() {
 	var o options
 	flag.StringVar(&o.out, "out", "pairs.jsonl", "output JSON lines file (- for standard output)")
 	flag.IntVar(&o.par, "j", min(2, runtime.NumCPU()), "parse workers")
-	flag.BoolVar(&o.git, "git", false, "mine commits of every -src that is a git work tree (detected anyway when it has .git)")
 	flag.Float64Var(&o.maxOverlap, "max-overlap", 0, "drop non-test pairs whose query shares at least this share of its words with the code's identifiers (0: keep all)")
 	var rest []string
 	o.srcs, rest = splitSrcs(os.Args[1:])
@@ -62,7 +50,7 @@ func main() {
 	}
 	o.srcs = append(o.srcs, flag.Args()...)
 	if len(o.srcs) == 0 {
-		fmt.Fprintln(os.Stderr, "usage: mine [-j N] [-git] -out pairs.jsonl -src DIR...")
+		fmt.Fprintln(os.Stderr, "usage: mine [-j N] -out pairs.jsonl -src DIR...")
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -108,23 +96,19 @@ func newSinkFor(w io.Writer) *sink {
 		byLang: map[string]int{}}
 }
 
-func (s *sink) emit(p Pair) {
+func (s *sink) emit(p pairs.Pair) {
 	p.Query, p.Code = strings.TrimSpace(p.Query), strings.TrimRight(p.Code, " \t\n")
 	if p.Query == "" || strings.TrimSpace(p.Code) == "" {
 		return
 	}
-	h := fnv.New64a()
-	io.WriteString(h, strings.ToLower(p.Query))
-	h.Write([]byte{0})
-	io.WriteString(h, p.Code)
-	k := h.Sum64()
+	k := pairs.Key(p)
 	if s.seen[k] {
 		return
 	}
 	s.seen[k] = true
-	if p.Kind != "test" && overlap(p.Query, p.Code) >= 0.6 {
+	if p.Kind != "test" && pairs.Overlap(p.Query, p.Code) >= 0.6 {
 		s.overlapped++
-		if s.maxOverlap > 0 && overlap(p.Query, p.Code) >= s.maxOverlap {
+		if s.maxOverlap > 0 && pairs.Overlap(p.Query, p.Code) >= s.maxOverlap {
 			s.dropped++
 			return
 		}
@@ -186,22 +170,7 @@ func run(ctx context.Context, o options, log io.Writer) error {
 }
 
 func mineRepo(ctx context.Context, o options, dir string, s *sink) error {
-	r, err := loadRepo(ctx, repoName(dir), dir, o.par)
-	if err != nil {
-		return err
-	}
-	for _, f := range r.files {
-		docPairs(r, f, s.emit)
-		commentPairs(r, f, s.emit)
-		testPairs(r, f, s.emit)
-	}
-	readmePairs(r, s.emit)
-	if o.git || isGitTree(dir) {
-		if err := commitPairs(ctx, r, s.emit); err != nil {
-			return err
-		}
-	}
-	return nil
+	return pairs.Mine(ctx, repoName(dir), dir, pairs.Options{Workers: o.par, Commits: true}, s.emit)
 }
 
 // repoName names a directory: "eco/pkg@version" for a corpus cache entry

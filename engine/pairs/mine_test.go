@@ -1,4 +1,4 @@
-package main
+package pairs
 
 import (
 	"context"
@@ -295,19 +295,4 @@ func Mul(a, b int) int {
 		{"add the calculator package with two operations.", "calc.Add", []string{"return a + b"}, nil},
 		{"add the calculator package with two operations.", "calc.Mul", []string{"return a * b"}, []string{"a == 0"}},
 	})
-}
-
-func TestSinkDedupes(t *testing.T) {
-	var b strings.Builder
-	s := newSinkFor(&b)
-	p := Pair{Kind: "doc", Query: "Adds two numbers and returns the sum.", Code: "func f() {}", Repo: "r", Path: "a.go"}
-	s.emit(p)
-	s.emit(p)
-	s.emit(Pair{Kind: "doc", Query: "", Code: "x"})
-	if err := s.w.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(b.String(), "\n"); n != 1 || s.byKind["doc"] != 1 || s.byLang["go"] != 1 {
-		t.Fatalf("got %d lines, counts %v %v", n, s.byKind, s.byLang)
-	}
 }
