@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
+	"github.com/spelunkhq/spelunk/engine/learn"
 )
 
 // maxShippedModelBytes is the budget of the code model the binary carries.
@@ -42,6 +44,59 @@ func newModelCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.AddCommand(pack)
+	cmd.AddCommand(pack, newModelLearnCmd())
 	return cmd
+}
+
+func newModelLearnCmd() *cobra.Command {
+	var out, rev string
+	var epochs int
+	cmd := &cobra.Command{
+		Use:   "learn [DIR]",
+		Short: "Fine-tune the code model on a repository's own docs, tests and history",
+		Long: "Mines DIR's pairs of human text and code (doc comments, inline comments, test names,\n" +
+			"README sections, commit messages with the definitions they changed), fine-tunes the rows\n" +
+			"of the tokens they use (pure Go, seconds) and writes a model file to OUT. Its vectors carry\n" +
+			"their own model name. Point SPELUNK_CODE_MODEL at OUT to index and search with it.\n" +
+			"--rev learns from the tree and history as of a commit (for a time split). The base is the\n" +
+			"built-in model, or the file SPELUNK_CODE_MODEL names.",
+		Args: rangeArgs(0, 1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			base, err := baseCodeModel()
+			if err != nil {
+				return err
+			}
+			o := learn.Options{Rev: rev, Workers: 2}
+			o.Tune.Epochs = epochs
+			res, err := learn.Learn(cmd.Context(), dir, base, o)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(out, res.Model, 0o644); err != nil {
+				return fmt.Errorf("write %s: %w", out, err)
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, %d pairs trained on %v, %.1f s\n",
+				out, res.Name, res.Rows, res.Trained, res.Pairs, res.Took.Seconds())
+			fmt.Fprintf(w, "held-out pairs (%d): MRR %.3f with %s, %.3f learned\n", res.Heldout, res.Before, base.Name(), res.After)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "spelunk-learned.bin", "the model file to write")
+	cmd.Flags().StringVar(&rev, "rev", "", "learn from the repository as of this commit (default: the working tree and HEAD)")
+	cmd.Flags().IntVar(&epochs, "epochs", 0, "passes over the pairs (default 8)")
+	return cmd
+}
+
+// baseCodeModel is the model learn starts from: the file SPELUNK_CODE_MODEL
+// names, else the built-in one.
+func baseCodeModel() (*embed.Static, error) {
+	if p := os.Getenv("SPELUNK_CODE_MODEL"); p != "" {
+		return embed.LoadStaticFile(p)
+	}
+	return embed.LoadCode()
 }

@@ -136,6 +136,46 @@ func (t *wordTable) embedTexts(ctx context.Context, label string, dims int, text
 // The whole vector is L2-normalised; it is never zero.
 func (t *wordTable) embedText(sc *scratch, text string, out []float32) {
 	text = clip(text)
+	ids, feats := t.tokens(sc, text)
+	wv, hv := out[:t.wordDims], out[t.wordDims:]
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		id := int(ids[i])
+		vec := t.vector(id) // before the weight, which decode may set
+		w := t.weight[id] * tfWeight(j-i)
+		wv := wv[:len(vec)]
+		for k, x := range vec {
+			wv[k] += w * x
+		}
+		i = j
+	}
+	for i := 0; i < len(feats); {
+		j := i + 1
+		for j < len(feats) && feats[j] == feats[i] {
+			j++
+		}
+		b, sign := bucket(feats[i], len(hv))
+		hv[b] += sign * t.unknownWeight * tfWeight(j-i)
+		i = j
+	}
+	if !normalize(out) {
+		// Everything cancelled out, or every word had a zero weight: keep a
+		// unit vector.
+		clear(out)
+		b, sign := bucket(emptyFeature(text), len(hv))
+		hv[b] = sign
+	}
+}
+
+// tokens sorts the tokens of text (already clipped) as embedText reads them:
+// the ids of the words the table knows and the hashed features of the tokens
+// it does not, each sorted so that repeats are adjacent. Stop words are
+// dropped unless the text has nothing else; a text without any word gets one
+// fixed feature. The slices are sc's.
+func (t *wordTable) tokens(sc *scratch, text string) (ids []int32, feats []uint64) {
 	sc.tok.reset(text)
 	ids, stops, feats, stopFeats := sc.ids[:0], sc.stops[:0], sc.feats[:0], sc.stopFeats[:0]
 	for tok := sc.tok.next(); tok != nil; tok = sc.tok.next() {
@@ -160,40 +200,9 @@ func (t *wordTable) embedText(sc *scratch, text string, out []float32) {
 			sc.feats = feats
 		}
 	}
-
-	wv, hv := out[:t.wordDims], out[t.wordDims:]
 	slices.Sort(ids)
-	for i := 0; i < len(ids); {
-		j := i + 1
-		for j < len(ids) && ids[j] == ids[i] {
-			j++
-		}
-		id := int(ids[i])
-		vec := t.vector(id) // before the weight, which decode may set
-		w := t.weight[id] * tfWeight(j-i)
-		wv := wv[:len(vec)]
-		for k, x := range vec {
-			wv[k] += w * x
-		}
-		i = j
-	}
 	slices.Sort(feats)
-	for i := 0; i < len(feats); {
-		j := i + 1
-		for j < len(feats) && feats[j] == feats[i] {
-			j++
-		}
-		b, sign := bucket(feats[i], len(hv))
-		hv[b] += sign * t.unknownWeight * tfWeight(j-i)
-		i = j
-	}
-	if !normalize(out) {
-		// Everything cancelled out, or every word had a zero weight: keep a
-		// unit vector.
-		clear(out)
-		b, sign := bucket(emptyFeature(text), len(hv))
-		hv[b] = sign
-	}
+	return ids, feats
 }
 
 // unitRows scales each row of d values in dst to unit length in place and

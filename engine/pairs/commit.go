@@ -10,8 +10,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spelunkhq/spelunk/engine/parse"
+	"github.com/spelunkhq/spelunk/engine/source"
 )
 
 // Commit mining caps.
@@ -36,28 +38,61 @@ type commit struct {
 }
 
 // commitPairs gives each commit touching 1–5 files → the definitions whose
-// line ranges (in the commit's version of the file) its diff touched.
-func commitPairs(ctx context.Context, r *repo, emit func(Pair)) error {
-	cmd := exec.CommandContext(ctx, "git", "-C", r.dir, "log", "-p", "--no-merges", "--no-renames",
+// line ranges (in the commit's version of the file) its diff touched. The
+// commits' file versions are read and parsed by workers, a window of commits
+// at a time, and their pairs emitted in the history's order.
+func commitPairs(ctx context.Context, r *repo, workers int, emit func(Pair)) error {
+	cmd := exec.CommandContext(ctx, "git", "-C", r.gitDir, "log", "-p", "--no-merges", "--no-renames",
 		"--unified=0", "--no-color", "--no-ext-diff", "-n", strconv.Itoa(maxCommits),
-		"--format=%x00%H%x01%s%x01%b%x02")
+		"--format=%x00%H%x01%s%x01%b%x02", r.rev, "--")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return fmt.Errorf("git log %s: %w", r.dir, err)
+		return fmt.Errorf("git log %s: %w", r.gitDir, err)
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("git log %s: %w", r.dir, err)
+		return fmt.Errorf("git log %s: %w", r.gitDir, err)
+	}
+	var commits []commit
+	readCommits(out, func(c commit) { commits = append(commits, c) })
+	if err := cmd.Wait(); err != nil {
+		return fmt.Errorf("git log %s: %w", r.gitDir, err)
+	}
+	src, err := source.Open(ctx, r.gitDir)
+	if err != nil {
+		return fmt.Errorf("git log %s: %w", r.gitDir, err)
+	}
+	workers = max(workers, 1)
+	blobs := make([]*source.BlobReader, workers) // one git process per worker
+	for i := range blobs {
+		blobs[i] = src.NewBlobReader()
+		defer blobs[i].Close()
 	}
 	n := 0
-	readCommits(out, func(c commit) {
-		if n < maxCommitPairs {
-			n += commitDefs(ctx, r, c, emit)
+	for lo := 0; lo < len(commits) && n < maxCommitPairs; lo += 4 * workers {
+		window := commits[lo:min(lo+4*workers, len(commits))]
+		found := make([][]Pair, len(window))
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := w; i < len(window); i += workers {
+					found[i] = commitDefs(ctx, blobs[w], r, window[i])
+				}
+			}()
 		}
-	})
-	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git log %s: %w", r.dir, err)
+		wg.Wait()
+		for _, ps := range found {
+			if n >= maxCommitPairs {
+				break
+			}
+			for _, p := range ps {
+				emit(p)
+			}
+			n += len(ps)
+		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)
@@ -130,21 +165,21 @@ func commitQuery(c commit) string {
 
 var noiseSubject = regexp.MustCompile(`(?i)^(merge|revert|bump|release|version|v?\d+\.\d+|wip|update (changelog|readme|deps|dependencies)|fmt|format|lint|typo)`)
 
-// commitDefs emits one commit's pairs and returns how many.
-func commitDefs(ctx context.Context, r *repo, c commit, emit func(Pair)) int {
+// commitDefs returns one commit's pairs.
+func commitDefs(ctx context.Context, blobs *source.BlobReader, r *repo, c commit) []Pair {
 	if len(c.files) == 0 || len(c.files) > maxCommitFiles || noiseSubject.MatchString(c.subject) {
-		return 0
+		return nil
 	}
 	q := commitQuery(c)
 	if trivialText(q) {
-		return 0
+		return nil
 	}
-	n := 0
+	var out []Pair
 	for _, p := range c.files {
 		if !codeLangs[parse.Language(p)] || isTestPath(p) {
 			continue
 		}
-		src, err := exec.CommandContext(ctx, "git", "-C", r.dir, "show", c.hash+":"+p).Output()
+		src, err := blobs.Read(ctx, c.hash+":"+p)
 		if err != nil {
 			continue
 		}
@@ -154,13 +189,13 @@ func commitDefs(ctx context.Context, r *repo, c commit, emit func(Pair)) int {
 		}
 		for _, i := range touchedDefs(f, c.lines[p]) {
 			s := &f.f.Symbols[i]
-			emit(Pair{Kind: "commit", Query: q, Code: codeOf(f, i), Repo: r.name, Path: p, Symbol: s.QualifiedName})
-			if n++; n == maxDefsPerCommit {
-				return n
+			out = append(out, Pair{Kind: "commit", Query: q, Code: codeOf(f, i), Repo: r.name, Path: p, Symbol: s.QualifiedName})
+			if len(out) == maxDefsPerCommit {
+				return out
 			}
 		}
 	}
-	return n
+	return out
 }
 
 // touchedDefs are the innermost definitions of f whose lines meet one of

@@ -47,7 +47,8 @@ func mineKind(t *testing.T, dir, kind string) []Pair {
 	case "readme":
 		readmePairs(r, emit)
 	case "commit":
-		if err := commitPairs(context.Background(), r, emit); err != nil {
+		r.gitDir, r.rev = dir, "HEAD"
+		if err := commitPairs(context.Background(), r, 2, emit); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -31,9 +31,14 @@ type Pair struct {
 type Options struct {
 	// Workers parse files in parallel (at least 1).
 	Workers int
-	// Commits mines the git history too when dir is the top of a git work
-	// tree: the commits reachable from its HEAD, newest first.
+	// Commits mines the git history too: the commits reachable from Rev,
+	// newest first, read from GitDir. Without GitDir, only when dir is the top
+	// of a git work tree, whose history it reads.
 	Commits bool
+	// GitDir is the repository whose history is read (default dir).
+	GitDir string
+	// Rev is the newest commit read (default HEAD).
+	Rev string
 }
 
 // Mine walks dir, parses its code and calls emit for each pair, in a fixed
@@ -50,8 +55,15 @@ func Mine(ctx context.Context, name, dir string, o Options, emit func(Pair)) err
 		testPairs(r, f, emit)
 	}
 	readmePairs(r, emit)
-	if o.Commits && isGitTree(dir) {
-		if err := commitPairs(ctx, r, emit); err != nil {
+	r.gitDir, r.rev = o.GitDir, o.Rev
+	if r.gitDir == "" && isGitTree(dir) {
+		r.gitDir = dir
+	}
+	if r.rev == "" {
+		r.rev = "HEAD"
+	}
+	if o.Commits && r.gitDir != "" {
+		if err := commitPairs(ctx, r, max(o.Workers, 1), emit); err != nil {
 			return err
 		}
 	}

@@ -39,6 +39,8 @@ type repo struct {
 	files  []*srcFile
 	byName map[string][]def // non-test definitions
 	docs   []string         // Markdown files, relative paths
+	gitDir string           // where the history is read ("": none)
+	rev    string           // the newest commit of the history read
 }
 
 // codeLangs are the languages the miner reads.
