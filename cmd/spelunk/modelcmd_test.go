@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -43,5 +44,48 @@ func TestModelPack(t *testing.T) {
 	}
 	if code, _, stderr := spelunk(t, "model", "pack", dir); code != 2 || !strings.Contains(stderr, "takes 2 argument(s)") {
 		t.Errorf("model pack with one argument: exit %d, %s", code, stderr)
+	}
+}
+
+// TestModelLearn fine-tunes the built-in model on a small repository through
+// the CLI: the file it writes loads as another vector space, and a revision
+// the repository lacks is an error that names it.
+func TestModelLearn(t *testing.T) {
+	repo := t.TempDir()
+	runGit := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@t", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@t")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	runGit("init", "-q")
+	src := "package shop\n\n// Refund returns the customer's money for an order cancelled before shipping.\n" +
+		"func Refund(order int) error { return nil }\n\n// Reserve holds the stock of an order until the payment clears.\n" +
+		"func Reserve(order int) error { return nil }\n"
+	if err := os.WriteFile(filepath.Join(repo, "shop.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runGit("add", ".")
+	runGit("commit", "-q", "-m", "refunds and reservations for cancelled orders")
+	out := filepath.Join(t.TempDir(), "learned.bin")
+	code, stdout, stderr := spelunk(t, "model", "learn", repo, "--out", out)
+	if code != 0 || !strings.Contains(stdout, "spelunk-code-256d-v1-learned-") || !strings.Contains(stdout, "held-out pairs") {
+		t.Fatalf("model learn: exit %d\n%s%s", code, stdout, stderr)
+	}
+	s, err := embed.LoadStaticFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := embed.LoadCode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name() == base.Name() || s.Dims() != base.Dims() {
+		t.Errorf("learned %s (%d dims) over %s (%d dims)", s.Name(), s.Dims(), base.Name(), base.Dims())
+	}
+	if code, _, stderr := spelunk(t, "model", "learn", repo, "--rev", "nosuchrev", "--out", out); code != 1 || !strings.Contains(stderr, "nosuchrev") {
+		t.Errorf("an unknown revision: exit %d, %s", code, stderr)
 	}
 }

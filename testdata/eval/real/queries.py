@@ -4,10 +4,11 @@ micro-averaged hit@1 / hit@5 / MRR@10 per query tag (name, literal, lay, graph)
 and configuration (hybrid, lexical, dense, ...).
 
   python3 testdata/eval/real/queries.py SPLIT [--bin bin/spelunk] [--out DIR]
-         [-- extra spelunk eval flags, e.g. --weights dense=0.5]
+         [--models DIR] [-- extra spelunk eval flags, e.g. --weights dense=0.5]
 
 The embedder is whatever spelunk picks (SPELUNK_EMBEDDER, --embedder in the
-extra flags). Repositories are looked for under $SPELUNK_REAL_REPOS (default
+extra flags); with --models, DIR/NAME.bin (spelunk model learn) for each
+repository that has one. Repositories are looked for under $SPELUNK_REAL_REPOS (default
 /work/repos) at the manifest's commit; absent ones are skipped with a note.
 Each repository's report is kept as OUT/<name>.<label>.json.
 """
@@ -32,6 +33,9 @@ def main():
     ap.add_argument("--bin", default="bin/spelunk")
     ap.add_argument("--out", default="/tmp/spelunk-eval-real")
     ap.add_argument("--label", default="queries")
+    ap.add_argument("--models", default="",
+                    help="a directory of per-repository models (NAME.bin, from spelunk model learn): "
+                         "each repository that has one is searched with it (SPELUNK_CODE_MODEL)")
     a, a.extra = ap.parse_known_args()
     a.extra = [x for x in a.extra if x != "--"]
     repos = os.environ.get("SPELUNK_REAL_REPOS", "/work/repos")
@@ -49,7 +53,10 @@ def main():
             continue
         qpath = os.path.join(HERE, qfile)
         cmd = [a.bin, "eval", "--repo", d, "--queries", qpath, "--json", "--per-query"] + a.extra
-        r = subprocess.run(cmd, capture_output=True, text=True)
+        env = dict(os.environ)
+        if a.models and os.path.exists(os.path.join(a.models, name + ".bin")):
+            env["SPELUNK_CODE_MODEL"] = os.path.join(a.models, name + ".bin")
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
             print(f"{slug}: spelunk eval failed: {r.stderr.strip()[-500:]}", file=sys.stderr)
             continue
@@ -70,7 +77,7 @@ def main():
                     s[2] += rank <= 5
                     s[3] += 1.0 / rank if rank <= 10 else 0
         print(f"{slug}: done", file=sys.stderr)
-    print(f"split {a.split}  {' '.join(a.extra)}")
+    print(f"split {a.split}  {' '.join(a.extra)}{'  models ' + a.models if a.models else ''}")
     print(f"{'tag':8} {'config':16} {'n':>4} {'hit@1':>6} {'hit@5':>6} {'MRR':>6}")
     for (tag, cfg), (n, h1, h5, rr) in sorted(agg.items()):
         print(f"{tag:8} {cfg:16} {n:4d} {h1/n:6.2f} {h5/n:6.2f} {rr/n:6.2f}")
