@@ -88,7 +88,7 @@ func newModelLearnCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&out, "out", "spelunk-learned.bin", "the model file to write")
 	cmd.Flags().StringVar(&rev, "rev", "", "learn from the repository as of this commit (default: the working tree and HEAD)")
-	cmd.Flags().IntVar(&epochs, "epochs", 0, "passes over the pairs (default 8)")
+	cmd.Flags().IntVar(&epochs, "epochs", 0, "passes over the pairs (default 3)")
 	return cmd
 }
 

@@ -30,7 +30,7 @@ type TuneOptions struct {
 // DefaultTune is the recipe of the shipped model's own fine-tuning
 // (train/finetune.py) adapted to one repository's few thousand pairs: more
 // passes over fewer, smaller batches.
-var DefaultTune = TuneOptions{Epochs: 8, Batch: 128, LR: 3e-3, Tau: 0.05, Pull: 1, Mask: 0.5, Seed: 1}
+var DefaultTune = TuneOptions{Epochs: 3, Batch: 128, LR: 3e-3, Tau: 0.05, Pull: 1, Mask: 0.5, Seed: 1}
 
 func (o TuneOptions) withDefaults() TuneOptions {
 	d := DefaultTune
