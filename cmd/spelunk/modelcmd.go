@@ -80,8 +80,8 @@ func newModelLearnCmd() *cobra.Command {
 				return fmt.Errorf("write %s: %w", out, err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, %d pairs trained on %v, %.1f s\n",
-				out, res.Name, res.Rows, res.Trained, res.Pairs, res.Took.Seconds())
+			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, %d pairs trained on %v, %.1f s (mining %.1f s)\n",
+				out, res.Name, res.Rows, res.Trained, res.Pairs, res.Took.Seconds(), res.Mining.Seconds())
 			fmt.Fprintf(w, "held-out pairs (%d): MRR %.3f with %s, %.3f learned\n", res.Heldout, res.Before, base.Name(), res.After)
 			return nil
 		},

@@ -44,7 +44,9 @@ type Result struct {
 	// code among all held-out pairs' code, with the base model and the new one.
 	Before, After float64
 	Heldout       int
-	Took          time.Duration
+	// Mining is the time spent reading and parsing the repository and its
+	// history; Took is the whole run's.
+	Mining, Took time.Duration
 }
 
 // maxCodeBytes is how much of a pair's code is read, as the index embeds a
@@ -76,6 +78,7 @@ func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Resu
 	if len(mined) < 2 {
 		return res, fmt.Errorf("learn: %s has %d pairs of text and code to learn from; it needs doc comments, tests or commit messages", dir, len(mined))
 	}
+	res.Mining = time.Since(start)
 	train, held := split(examples(base, mined), o.Holdout, o.Tune.withDefaults().Seed)
 	rows, losses, err := Tune(ctx, base, train, o.Tune)
 	if err != nil {
