@@ -1,94 +1,75 @@
 package learn
 
 import (
-	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/spelunkhq/spelunk/engine/pairs"
+	"github.com/spelunkhq/spelunk/engine/source"
 )
 
-// treeAt returns a directory holding dir's tree as of rev: dir itself when
-// rev is empty, else a temporary copy (git archive) that cleanup removes.
-// The repository itself is not touched: no worktree, no checkout.
+// treeAt returns a directory holding what the miner reads of dir's tree as of
+// rev: dir itself when rev is empty, else a temporary copy of its code and
+// Markdown files at rev that cleanup removes. The repository is not touched
+// (no worktree, no checkout); a blob a partial clone lacks is left out.
 func treeAt(ctx context.Context, dir, rev string) (string, func(), error) {
 	if rev == "" {
 		return dir, func() {}, nil
 	}
+	var stderr bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "ls-tree", "-r", "-z", "--full-tree", rev+"^{commit}")
+	cmd.Stderr = &stderr
+	list, err := cmd.Output()
+	if err != nil {
+		return "", nil, fmt.Errorf("learn: the tree of %q in %s: %s", rev, dir, strings.TrimSpace(stderr.String()))
+	}
+	repo, err := source.Open(ctx, dir)
+	if err != nil {
+		return "", nil, fmt.Errorf("learn: %w", err)
+	}
+	blobs := repo.NewBlobReader()
+	defer blobs.Close()
 	tmp, err := os.MkdirTemp("", "spelunk-learn-")
 	if err != nil {
 		return "", nil, fmt.Errorf("learn: %w", err)
 	}
 	cleanup := func() { os.RemoveAll(tmp) }
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "archive", "--format=tar", rev+"^{commit}")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("learn: git archive: %w", err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("learn: git archive: %w", err)
-	}
-	xerr := extract(out, tmp)
-	io.Copy(io.Discard, out)
-	if werr := cmd.Wait(); werr != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("learn: the tree of %q in %s: %s", rev, dir, strings.TrimSpace(stderr.String()))
-	}
-	if xerr != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("learn: the tree of %q: %w", rev, xerr)
+	for _, entry := range bytes.Split(list, []byte{0}) {
+		// "<mode> <type> <object>\t<path>"
+		meta, path, ok := strings.Cut(string(entry), "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 || f[1] != "blob" || !strings.HasPrefix(f[0], "1006") || !pairs.Reads(path) {
+			continue
+		}
+		name := filepath.FromSlash(path)
+		if !filepath.IsLocal(name) {
+			continue
+		}
+		data, err := blobs.Read(ctx, f[2])
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // not in this clone
+		}
+		if err == nil {
+			err = writeFile(filepath.Join(tmp, name), data)
+		}
+		if err != nil {
+			cleanup()
+			return "", nil, fmt.Errorf("learn: the tree of %q: %s: %w", rev, path, err)
+		}
 	}
 	return tmp, cleanup, nil
 }
 
-// extract writes the regular files and directories of a tar stream under dst.
-func extract(r io.Reader, dst string) error {
-	tr := tar.NewReader(r)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		name := filepath.FromSlash(h.Name)
-		if !filepath.IsLocal(name) {
-			continue
-		}
-		p := filepath.Join(dst, name)
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
-			}
-		case tar.TypeReg:
-			if err := writeFile(p, tr); err != nil {
-				return err
-			}
-		}
-	}
-}
-
-func writeFile(p string, r io.Reader) error {
+func writeFile(p string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(p)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(f, r); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return os.WriteFile(p, data, 0o644)
 }

@@ -15,6 +15,8 @@ import (
 	"hash/fnv"
 	"io"
 	"strings"
+
+	"github.com/spelunkhq/spelunk/engine/parse"
 )
 
 // Pair is one example: human text and the code it describes.
@@ -68,6 +70,19 @@ func Mine(ctx context.Context, name, dir string, o Options, emit func(Pair)) err
 		}
 	}
 	return ctx.Err()
+}
+
+// Reads reports whether [Mine] reads the file at path (slash-separated,
+// relative to the tree): code in a language it mines, or Markdown, outside
+// the directories it skips (hidden, vendored, third-party, test data).
+func Reads(path string) bool {
+	dirs := strings.Split(path, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if skipDirs[d] || strings.HasPrefix(d, ".") {
+			return false
+		}
+	}
+	return isMarkdown(path) || codeLangs[parse.Language(path)]
 }
 
 // Key identifies a pair by its text (case-insensitive) and code, for
