@@ -136,3 +136,4 @@ func DedupeOutbox(ids []int) []int {
 	if _, err := Learn(ctx, dir, m, Options{Rev: "no-such-rev"}); err == nil || !strings.Contains(err.Error(), "no-such-rev") {
 		t.Fatalf("an unknown revision: %v", err)
 	}
+}
