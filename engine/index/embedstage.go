@@ -119,7 +119,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 	}
 	model := e.emb.Name()
 	ids := make([]int64, len(syms))
-	err = pgx.BeginFunc(ctx, e.db.Pool, func(tx pgx.Tx) error {
+	err = pg.InTx(ctx, e.db.Pool, func(tx pgx.Tx) error { // again when a writer deadlocks with it
 		rows := make([][]any, len(syms))
 		for i, s := range syms {
 			ids[i] = s.id

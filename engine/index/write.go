@@ -312,10 +312,14 @@ func (w *writer) deleteFileRows(ctx context.Context, q querier, paths []string) 
 // writeFiles replaces the rows of a batch of files in one transaction, so each file
 // is replaced atomically. Vectors of unchanged chunks (same content hash, same
 // model) are carried over; it returns the new symbols that still need one.
+// The transaction runs again when PostgreSQL ends it to break a deadlock with
+// the embedding stage (pg.InTx); what it records outside it stays right when
+// recorded twice (forget's and rows.add's name counts are read only as zero
+// or not, touched paths and gone ids are sets).
 func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbol, error) {
 	var pending []pendingSymbol
 	var before, after pg.RepoDelta
-	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+	err := pg.InTx(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
 		if err := relaxCommit(ctx, tx); err != nil {
 			return err
