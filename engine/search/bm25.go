@@ -39,6 +39,15 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
+	words := len(terms)
+	learned := map[string]Expansion{}
+	for _, e := range p.expand {
+		if !seen[e.Term] {
+			seen[e.Term] = true
+			terms = append(terms, e.Term)
+			learned[e.Term] = e
+		}
+	}
 	st, err := s.repoStats(ctx)
 	if err != nil {
 		return nil, err
@@ -57,13 +66,17 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	repeats := make([]float64, len(terms))
 	for i, t := range terms {
 		repeats[i] = 1
+		if i >= words {
+			repeats[i] = min(expandCap, expandScale*learned[t].Weight)
+			continue
+		}
 		if c := p.weights[t]; c > 1 {
 			// A long input repeats what it is about: a word said five times in
 			// an issue weighs more than one said once (sublinearly).
 			repeats[i] = 1 + math.Log(float64(c))
 		}
 	}
-	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n)}
+	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n), words}
 	byFile := p.filter
 	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
 	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
@@ -78,16 +91,22 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	var idf float64
 	var term string
 	var data []byte
-	ev := queryEvidence{lexicalIDF: map[string]float64{}, lexicalTerms: len(terms), docs: n}
+	ev := queryEvidence{lexicalIDF: map[string]float64{}, lexicalTerms: words, docs: n}
 	_, err = pgx.ForEachRow(rows, []any{&term, &idf, &data}, func() error {
 		if data == nil { // a term the repository does not hold
 			ev.lexicalMissing++
 			return nil
 		}
-		ev.lexicalIDF[term] = idf
+		e, isLearned := learned[term]
+		if !isLearned {
+			ev.lexicalIDF[term] = idf
+		}
 		return postings.Decode(data, func(p postings.Posting) {
 			tf, dl := float64(p.TF), float64(p.DL)
 			scores[p.Symbol] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+			if isLearned {
+				ev.addExpanded(p.Symbol, e)
+			}
 		})
 	})
 	if err != nil {
@@ -132,13 +151,15 @@ func termFrequency(limit string) string {
 
 // bm25SQL finds the packed postings of the terms to score in one round trip
 // ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
-// count), each with its idf. A term's document frequency is the sum of its
-// rows' counts, reading at most $4 rows (each has one posting or more); terms
-// that common are dropped unless all are, when the two rarest are kept, their
-// frequency counted as $4; idf is the usual BM25 one, times the repeat weight.
-// The scores are summed in Go, from the rows (engine/postings). Each term the
-// repository does not hold comes last as one row without data (the ranker's
-// lexical_strength counts them).
+// count, $6 how many of the terms are the query's own words: the rest are
+// learned expansions), each with its idf. A term's document frequency is the
+// sum of its rows' counts, reading at most $4 rows (each has one posting or
+// more); terms that common are dropped unless all the query's words are, when
+// the two rarest of those are kept, their frequency counted as $4; idf is the
+// usual BM25 one, times the repeat weight. The scores are summed in Go, from
+// the rows (engine/postings). Each word of the query the repository does not
+// hold comes last as one row without data (the ranker's lexical_strength
+// counts them); an expansion it does not hold is left out.
 var bm25SQL = `
 	WITH q AS (
 		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
@@ -148,10 +169,10 @@ var bm25SQL = `
 	), kept AS (
 		SELECT term, w, df FROM df WHERE df > 0 AND df < $4
 		UNION ALL
-		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
-		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4)
+		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 AND ord <= $6 ORDER BY df, ord LIMIT 2) rare
+		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4 AND ord <= $6)
 	)
 	SELECT t.term, t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
 	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
 	UNION ALL
-	SELECT term, 0, NULL FROM df WHERE df = 0`
+	SELECT term, 0, NULL FROM df WHERE df = 0 AND ord <= $6`
