@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"strings"
 
@@ -17,10 +18,18 @@ type Settings struct {
 	MinWeight  float64 // translations weighing less are dropped
 	Top        int     // translations kept per word
 	MaxPerRepo int     // pairs read per repository (0: all)
+	// Measure is a repository's evidence: "pmi", log(P_r(t|w) / P_r(t)) over
+	// log n_r (1 when t is in the code of one pair in n_r and of every pair
+	// saying w), times k/(k+Shrink) for k co-occurrences; or "diff",
+	// P_r(t|w) − P_r(t), which favoured tokens every code has (string, get,
+	// value: train/README.md).
+	Measure string
+	Shrink  float64
 }
 
 // DefaultSettings are the shipped table's.
-var DefaultSettings = Settings{MinWord: 3, MinPair: 2, MinRepos: 5, MinLift: 2, MinWeight: 0.05, Top: 3}
+var DefaultSettings = Settings{MinWord: 1, MinPair: 1, MinRepos: 4, MinLift: 2, MinWeight: 0.03, Top: 3,
+	Measure: "pmi", Shrink: 1}
 
 // Translation is one code token a word translates into, with its weight.
 type Translation struct {
@@ -141,15 +150,13 @@ type acc struct {
 	repos int32
 }
 
-// estimate learns each word's translations. In each repository r with
-// n_r pairs, a word w seen in at least MinWord of them, and a token t in the
-// code of at least MinPair of those: the evidence is P_r(t | w) − P_r(t) (how
-// much more often t is in the code when w is in the text than in that
-// repository's code at large), counted when P_r(t | w) ≥ MinLift × P_r(t).
-// A translation's weight is that evidence averaged over every repository that
-// uses the word (0 where t is not associated), so each repository weighs the
-// same and one repository's vocabulary cannot carry it; it must also hold in
-// MinRepos repositories.
+// estimate learns each word's translations. In each repository r with n_r
+// pairs where a word w is said (in at least MinWord of them) and a token t is
+// in the code of at least MinPair of those with P_r(t | w) ≥ MinLift ×
+// P_r(t), the repository agrees, with the evidence of Measure. A
+// translation's weight is that evidence averaged over every repository that
+// says w (0 where it does not agree), so each repository weighs the same and
+// one repository's vocabulary cannot carry it; at least MinRepos must agree.
 func estimate(c *corpus, s Settings) map[string][]Translation {
 	sums := map[uint64]*acc{}
 	wordRepos := map[int32]int{}
@@ -231,7 +238,11 @@ func repoEvidence(pairs []pair, s Settings, sums map[uint64]*acc, wordRepos map[
 			a = &acc{}
 			sums[key] = a
 		}
-		a.sum += p - bg
+		if s.Measure == "diff" {
+			a.sum += p - bg
+		} else {
+			a.sum += math.Log(p/bg) / math.Log(max(n, 2)) * float64(k) / (float64(k) + s.Shrink)
+		}
 		a.repos++
 	}
 }

@@ -32,6 +32,8 @@ func main() {
 	flag.Float64Var(&s.MinWeight, "min-weight", s.MinWeight, "drop lighter translations")
 	flag.IntVar(&s.Top, "top", s.Top, "translations per word")
 	flag.IntVar(&s.MaxPerRepo, "max-per-repo", s.MaxPerRepo, "pairs read per repository (0: all)")
+	flag.StringVar(&s.Measure, "measure", s.Measure, "a repository's evidence: pmi or diff")
+	flag.Float64Var(&s.Shrink, "shrink", s.Shrink, "pmi: k co-occurrences count k/(k+shrink)")
 	show := flag.String("show", "", "comma-separated words whose translations to print")
 	flag.Parse()
 	if err := run(flag.Args(), *out, *show, s); err != nil {
