@@ -25,11 +25,15 @@ type Settings struct {
 	// value: train/README.md).
 	Measure string
 	Shrink  float64
+	// MaxShare drops tokens in more than this share of a repository's code,
+	// averaged over the repositories (get, value, error, path): a search
+	// drops such terms anyway, and as translations they only add noise.
+	MaxShare float64
 }
 
 // DefaultSettings are the shipped table's.
 var DefaultSettings = Settings{MinWord: 1, MinPair: 1, MinRepos: 4, MinLift: 2, MinWeight: 0.03, Top: 3,
-	Measure: "pmi", Shrink: 1}
+	Measure: "pmi", Shrink: 1, MaxShare: 0.01}
 
 // Translation is one code token a word translates into, with its weight.
 type Translation struct {
@@ -160,12 +164,17 @@ type acc struct {
 func estimate(c *corpus, s Settings) map[string][]Translation {
 	sums := map[uint64]*acc{}
 	wordRepos := map[int32]int{}
+	share := map[int32]float64{}
+	repos := 0
 	for _, name := range c.order {
 		pairs := c.repos[name]
 		if s.MaxPerRepo > 0 && len(pairs) > s.MaxPerRepo {
 			pairs = pairs[:s.MaxPerRepo]
 		}
-		repoEvidence(pairs, s, sums, wordRepos)
+		if len(pairs) > 0 {
+			repos++
+			repoEvidence(pairs, s, sums, wordRepos, share)
+		}
 	}
 	out := map[string][]Translation{}
 	for key, a := range sums {
@@ -174,7 +183,7 @@ func estimate(c *corpus, s Settings) map[string][]Translation {
 			continue
 		}
 		word, tok := c.names[w], c.names[t]
-		if sameWord(word, tok) {
+		if sameWord(word, tok) || s.MaxShare > 0 && share[t]/float64(repos) > s.MaxShare {
 			continue
 		}
 		weight := a.sum / float64(wordRepos[w])
@@ -193,11 +202,8 @@ func estimate(c *corpus, s Settings) map[string][]Translation {
 }
 
 // repoEvidence adds one repository's evidence to sums and counts the words it
-// uses often enough in wordRepos.
-func repoEvidence(pairs []pair, s Settings, sums map[uint64]*acc, wordRepos map[int32]int) {
-	if len(pairs) == 0 {
-		return
-	}
+// uses often enough in wordRepos, and each token's share of its code in share.
+func repoEvidence(pairs []pair, s Settings, sums map[uint64]*acc, wordRepos map[int32]int, share map[int32]float64) {
 	wordN, tokN := map[int32]int{}, map[int32]int{}
 	for _, p := range pairs {
 		for _, w := range p.words {
@@ -219,6 +225,9 @@ func repoEvidence(pairs []pair, s Settings, sums map[uint64]*acc, wordRepos map[
 		}
 	}
 	n := float64(len(pairs))
+	for t, k := range tokN {
+		share[t] += float64(k) / n
+	}
 	for w, k := range wordN {
 		if k >= s.MinWord {
 			wordRepos[w]++

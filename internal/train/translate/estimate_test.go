@@ -27,8 +27,16 @@ func synthetic() *corpus {
 	return c
 }
 
+// small is DefaultSettings for a corpus of a few pairs a repository, where
+// every token is in more than MaxShare of the code.
+func small() Settings {
+	s := DefaultSettings
+	s.MaxShare = 0
+	return s
+}
+
 func TestEstimateKeepsWhatManyRepositoriesAgreeOn(t *testing.T) {
-	table := estimate(synthetic(), DefaultSettings)
+	table := estimate(synthetic(), small())
 	got := map[string]float64{}
 	for _, tr := range table["twice"] {
 		got[tr.Token] = tr.Weight
@@ -64,9 +72,32 @@ func TestEstimateNeedsRepositories(t *testing.T) {
 		c.add("one", "send it twice", fmt.Sprintf("func dedupe%d() { x() }", i))
 		c.add("one", "close the socket", fmt.Sprintf("func closeConn%d() { y() }", i))
 	}
-	if ts := estimate(c, DefaultSettings)["twice"]; len(ts) != 0 {
+	if ts := estimate(c, small())["twice"]; len(ts) != 0 {
 		t.Errorf("one repository gave %v, want nothing (MinRepos %d)", ts, DefaultSettings.MinRepos)
 	}
+}
+
+// A token in much of every repository's code (get, value) is no translation.
+func TestEstimateDropsCommonTokens(t *testing.T) {
+	c := synthetic()
+	s := small()
+	s.Top = 10
+	if !hasToken(estimate(c, s)["twice"], "outbox") {
+		t.Fatal("twice → outbox missing without MaxShare")
+	}
+	s.MaxShare = 0.2 // outbox is in a quarter of each repository's code
+	if hasToken(estimate(c, s)["twice"], "outbox") {
+		t.Error("twice → outbox kept above MaxShare")
+	}
+}
+
+func hasToken(ts []Translation, tok string) bool {
+	for _, t := range ts {
+		if t.Token == tok {
+			return true
+		}
+	}
+	return false
 }
 
 func TestSameWord(t *testing.T) {

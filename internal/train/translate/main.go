@@ -34,6 +34,7 @@ func main() {
 	flag.IntVar(&s.MaxPerRepo, "max-per-repo", s.MaxPerRepo, "pairs read per repository (0: all)")
 	flag.StringVar(&s.Measure, "measure", s.Measure, "a repository's evidence: pmi or diff")
 	flag.Float64Var(&s.Shrink, "shrink", s.Shrink, "pmi: k co-occurrences count k/(k+shrink)")
+	flag.Float64Var(&s.MaxShare, "max-share", s.MaxShare, "drop tokens in more than this share of a repository's code (averaged)")
 	show := flag.String("show", "", "comma-separated words whose translations to print")
 	flag.Parse()
 	if err := run(flag.Args(), *out, *show, s); err != nil {
