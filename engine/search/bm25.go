@@ -41,11 +41,17 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	}
 	words := len(terms)
 	learned := map[string]Expansion{}
+	src := make([]int, words, words+len(p.expand))
 	for _, e := range p.expand {
-		if !seen[e.Term] {
+		if i := slices.Index(terms[:words], e.From); i >= 0 && !seen[e.Term] {
 			seen[e.Term] = true
 			terms = append(terms, e.Term)
 			learned[e.Term] = e
+			if expandAbsentOnly {
+				src = append(src, i+1)
+			} else {
+				src = append(src, 0)
+			}
 		}
 	}
 	st, err := s.repoStats(ctx)
@@ -76,7 +82,7 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 			repeats[i] = 1 + math.Log(float64(c))
 		}
 	}
-	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n), words}
+	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n), words, src}
 	byFile := p.filter
 	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
 	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
@@ -100,6 +106,8 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 		e, isLearned := learned[term]
 		if !isLearned {
 			ev.lexicalIDF[term] = idf
+		} else if !slices.Contains(ev.expandedTerms, e) {
+			ev.expandedTerms = append(ev.expandedTerms, e)
 		}
 		return postings.Decode(data, func(p postings.Posting) {
 			tf, dl := float64(p.TF), float64(p.DL)
@@ -152,7 +160,9 @@ func termFrequency(limit string) string {
 // bm25SQL finds the packed postings of the terms to score in one round trip
 // ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
 // count, $6 how many of the terms are the query's own words: the rest are
-// learned expansions), each with its idf. A term's document frequency is the
+// learned expansions, $7 the position of the word each expansion was learned
+// from, 0 for a word), each with its idf. An expansion counts only when the
+// repository lacks its word (when $7 names it). A term's document frequency is the
 // sum of its rows' counts, reading at most $4 rows (each has one posting or
 // more); terms that common are dropped unless all the query's words are, when
 // the two rarest of those are kept, their frequency counted as $4; idf is the
@@ -162,12 +172,13 @@ func termFrequency(limit string) string {
 // counts them); an expansion it does not hold is left out.
 var bm25SQL = `
 	WITH q AS (
-		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
+		SELECT term, w, src, ord FROM unnest($2::text[], $3::float8[], $7::int8[]) WITH ORDINALITY AS q(term, w, src, ord)
 	), df AS MATERIALIZED (
-		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
+		SELECT q.term, q.w, q.src, q.ord, ` + termFrequency("$4") + ` AS df
 		FROM q
 	), kept AS (
-		SELECT term, w, df FROM df WHERE df > 0 AND df < $4
+		SELECT d.term, d.w, d.df FROM df d WHERE d.df > 0 AND d.df < $4
+		  AND (d.ord <= $6 OR NOT EXISTS (SELECT 1 FROM df s WHERE s.ord = d.src AND s.df > 0))
 		UNION ALL
 		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 AND ord <= $6 ORDER BY df, ord LIMIT 2) rare
 		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4 AND ord <= $6)

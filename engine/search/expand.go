@@ -35,6 +35,9 @@ const (
 	expandMax     = 12
 	expandScale   = 1.0
 	expandCap     = 0.8
+	// expandAbsentOnly: a word's translations count only where the
+	// repository lacks the word itself.
+	expandAbsentOnly = true
 )
 
 // Expansion is one learned term a question was expanded with.

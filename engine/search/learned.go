@@ -128,6 +128,9 @@ type queryEvidence struct {
 	// expanded lists, per symbol the lexical channel scored, the learned
 	// expansions (expand.go) it matched.
 	expanded map[int64][]Expansion
+	// expandedTerms are the learned expansions the lexical channel scored
+	// with (the repository holds the term and lacks the word).
+	expandedTerms []Expansion
 }
 
 // addExpanded records that symbol id matched the learned expansion e.

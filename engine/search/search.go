@@ -177,9 +177,6 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	if !filter.Empty() {
 		resp.Filter = &filter
 	}
-	if len(p.expand) > 0 {
-		resp.Expanded, resp.Translation = p.expand, table.name
-	}
 	if p.cut {
 		resp.Notes = append(resp.Notes, fmt.Sprintf("the query was cut to its first %d KiB", MaxQueryBytes>>10))
 	}
@@ -197,6 +194,9 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	}
 	if len(resp.Unavailable) > 0 && !anyAnswered(lists, resp.Unavailable) {
 		return nil, fmt.Errorf("search: no channel could answer (%s)", describeUnavailable(resp.Unavailable))
+	}
+	if len(p.evidence.expandedTerms) > 0 {
+		resp.Expanded, resp.Translation = p.evidence.expandedTerms, table.name
 	}
 	cands := fuse(lists, weights, k, p.kind)
 	for i := range cands {

@@ -144,8 +144,8 @@ type Response struct {
 	Unavailable map[Channel]string `json:"unavailable,omitempty"`
 	// Notes say what was done to the query itself (a long input cut, say).
 	Notes []string `json:"notes,omitempty"`
-	// Expanded are the learned terms the lexical channel added to the
-	// question (Options.Expand), from the table Translation names.
+	// Expanded are the learned terms the lexical channel scored the question
+	// with (Options.Expand), from the table Translation names.
 	Expanded    []Expansion `json:"expanded,omitempty"`
 	Translation string      `json:"translation,omitempty"`
 	// Filter is what the search was narrowed to: the query's filters (path:,
