@@ -161,8 +161,8 @@ func termFrequency(limit string) string {
 // ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
 // count, $6 how many of the terms are the query's own words: the rest are
 // learned expansions, $7 the position of the word each expansion was learned
-// from, 0 for a word), each with its idf. An expansion counts only when the
-// repository lacks its word (when $7 names it). A term's document frequency is the
+// from, 0 for a word), each with its idf. An expansion is counted (and
+// scored) only when the repository lacks its word (when $7 names it). A term's document frequency is the
 // sum of its rows' counts, reading at most $4 rows (each has one posting or
 // more); terms that common are dropped unless all the query's words are, when
 // the two rarest of those are kept, their frequency counted as $4; idf is the
@@ -173,17 +173,21 @@ func termFrequency(limit string) string {
 var bm25SQL = `
 	WITH q AS (
 		SELECT term, w, src, ord FROM unnest($2::text[], $3::float8[], $7::int8[]) WITH ORDINALITY AS q(term, w, src, ord)
-	), df AS MATERIALIZED (
-		SELECT q.term, q.w, q.src, q.ord, ` + termFrequency("$4") + ` AS df
-		FROM q
+	), words AS MATERIALIZED (
+		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
+		FROM q WHERE q.ord <= $6
+	), learned AS MATERIALIZED (
+		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
+		FROM q WHERE q.ord > $6 AND (q.src = 0 OR EXISTS (SELECT 1 FROM words s WHERE s.ord = q.src AND s.df = 0))
 	), kept AS (
-		SELECT d.term, d.w, d.df FROM df d WHERE d.df > 0 AND d.df < $4
-		  AND (d.ord <= $6 OR NOT EXISTS (SELECT 1 FROM df s WHERE s.ord = d.src AND s.df > 0))
+		SELECT term, w, df FROM words WHERE df > 0 AND df < $4
 		UNION ALL
-		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 AND ord <= $6 ORDER BY df, ord LIMIT 2) rare
-		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4 AND ord <= $6)
+		SELECT term, w, df FROM learned WHERE df > 0 AND df < $4
+		UNION ALL
+		SELECT term, w, df FROM (SELECT * FROM words WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
+		WHERE NOT EXISTS (SELECT 1 FROM words WHERE df > 0 AND df < $4)
 	)
 	SELECT t.term, t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
 	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
 	UNION ALL
-	SELECT term, 0, NULL FROM df WHERE df = 0 AND ord <= $6`
+	SELECT term, 0, NULL FROM words WHERE df = 0`
