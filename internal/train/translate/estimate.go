@@ -83,7 +83,7 @@ func (c *corpus) add(repo, text, code string) {
 	for _, w := range words {
 		p.words = append(p.words, c.id(w))
 	}
-	for _, t := range contentTokens(code) {
+	for _, t := range contentTokens(withoutImports(code)) {
 		if !slices.ContainsFunc(words, func(w string) bool { return sameWord(w, t) }) {
 			p.tokens = append(p.tokens, c.id(t))
 		}
@@ -95,6 +95,25 @@ func (c *corpus) add(repo, text, code string) {
 		c.order = append(c.order, repo)
 	}
 	c.repos[repo] = append(c.repos[repo], p)
+}
+
+// withoutImports drops a code's import, package and use lines: their tokens
+// are paths (com, apache, github), not what the code does.
+func withoutImports(code string) string {
+	if !strings.Contains(code, "import") && !strings.Contains(code, "package") && !strings.Contains(code, "use ") {
+		return code
+	}
+	lines := strings.Split(code, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "package ") || strings.HasPrefix(t, "from ") && strings.Contains(t, " import ") ||
+			strings.HasPrefix(t, "use ") || strings.HasPrefix(t, "pub use ") {
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, "\n")
 }
 
 // contentTokens are the distinct tokens of s as the lexical channel sees them
@@ -125,7 +144,12 @@ func letters(s string) bool {
 // stem is a crude English stem (plural, -ing, -ed, -er, -ion, -ly, a final e)
 // that lets "dedupes" meet "dedupe" and "parsing" meet "parser".
 func stem(w string) string {
-	for _, suf := range []string{"ations", "ation", "ings", "ing", "ers", "ions", "ion", "ies", "ied", "ed", "er", "es", "ly", "s", "e"} {
+	for _, suf := range []string{"ies", "ied", "ily"} { // retries, lazily: retry, lazy
+		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
+			return w[:len(w)-len(suf)] + "y"
+		}
+	}
+	for _, suf := range []string{"ations", "ation", "ings", "ing", "ers", "ions", "ion", "ed", "er", "es", "ly", "s", "e"} {
 		if len(w) > len(suf)+2 && strings.HasSuffix(w, suf) {
 			return w[:len(w)-len(suf)]
 		}

@@ -106,11 +106,19 @@ func TestSameWord(t *testing.T) {
 		same bool
 	}{
 		{"parse", "parse", true}, {"parsing", "parser", true}, {"dedupes", "dedupe", true},
-		{"config", "configuration", true}, {"twice", "dedupe", false}, {"remove", "delete", false},
+		{"config", "configuration", true}, {"retries", "retry", true}, {"lazily", "lazy", true},
+		{"twice", "dedupe", false}, {"remove", "delete", false},
 	} {
 		if got := sameWord(tc.w, tc.t); got != tc.same {
 			t.Errorf("sameWord(%q, %q) = %v, want %v", tc.w, tc.t, got, tc.same)
 		}
+	}
+}
+
+func TestWithoutImports(t *testing.T) {
+	got := withoutImports("package foo\nimport com.acme.Beans;\nfrom x import y\nfunc run() { important() }")
+	if got != "func run() { important() }" {
+		t.Errorf("withoutImports = %q", got)
 	}
 }
 
