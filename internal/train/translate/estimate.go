@@ -54,10 +54,13 @@ type corpus struct {
 	names []string
 	repos map[string][]pair
 	order []string // repositories as first seen
+	// code holds, per repository, every token of its code (those a pair's
+	// text names too: inflections are made of them).
+	code map[string]map[int32]bool
 }
 
 func newCorpus() *corpus {
-	return &corpus{ids: map[string]int32{}, repos: map[string][]pair{}}
+	return &corpus{ids: map[string]int32{}, repos: map[string][]pair{}, code: map[string]map[int32]bool{}}
 }
 
 func (c *corpus) id(s string) int32 {
@@ -72,8 +75,9 @@ func (c *corpus) id(s string) int32 {
 
 // add tokenises one pair. Words are the text's content words; tokens the
 // code's identifier pieces, each once, leaving out the ones a word of the text
-// names itself or by its stem: the lexical channel matches those already, and
-// left in they would credit every other word of the text with them.
+// names itself or by its stem: they are that word, not a translation of it
+// (inflections, which the lexical channel does not match, are -inflections'),
+// and left in they would credit every other word of the text with them.
 func (c *corpus) add(repo, text, code string) {
 	words := contentTokens(text)
 	if len(words) == 0 {
@@ -83,7 +87,13 @@ func (c *corpus) add(repo, text, code string) {
 	for _, w := range words {
 		p.words = append(p.words, c.id(w))
 	}
+	seen := c.code[repo]
+	if seen == nil {
+		seen = map[int32]bool{}
+		c.code[repo] = seen
+	}
 	for _, t := range contentTokens(withoutImports(code)) {
+		seen[c.id(t)] = true
 		if !slices.ContainsFunc(words, func(w string) bool { return sameWord(w, t) }) {
 			p.tokens = append(p.tokens, c.id(t))
 		}
@@ -158,9 +168,8 @@ func stem(w string) string {
 }
 
 // sameWord reports whether a token is a word itself, its stem or one of them
-// a prefix of the other (config / configuration, init / initialize): the
-// lexical channel either matches those already or they are the same word cut
-// short, not a translation.
+// a prefix of the other (config / configuration, init / initialize): the same
+// word, inflected or cut short, not a translation.
 func sameWord(w, t string) bool {
 	if w == t || stem(w) == stem(t) {
 		return true

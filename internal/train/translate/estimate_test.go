@@ -139,3 +139,21 @@ func TestWriteSortedHundredths(t *testing.T) {
 		t.Error("the header must be a comment line")
 	}
 }
+
+// -inflections: a word meets the code tokens of its stem, first.
+func TestInflections(t *testing.T) {
+	c := newCorpus()
+	for r := range 5 {
+		repo := fmt.Sprintf("repo%d", r)
+		c.add(repo, "updates are batched", "func flush() { send(batch) }")
+		c.add(repo, "sends each batch", "func sendBatches() { post() }")
+	}
+	got := merge(inflections(c, 4, 2), map[string][]Translation{"batched": {{Token: "flush", Weight: 0.3}}}, 3)
+	var toks []string
+	for _, tr := range got["batched"] {
+		toks = append(toks, tr.Token)
+	}
+	if strings.Join(toks, ",") != "batch,batches,flush" {
+		t.Errorf("batched → %v, want batch, batches, then flush", toks)
+	}
+}

@@ -35,15 +35,16 @@ func main() {
 	flag.StringVar(&s.Measure, "measure", s.Measure, "a repository's evidence: pmi or diff")
 	flag.Float64Var(&s.Shrink, "shrink", s.Shrink, "pmi: k co-occurrences count k/(k+shrink)")
 	flag.Float64Var(&s.MaxShare, "max-share", s.MaxShare, "drop tokens in more than this share of a repository's code (averaged)")
+	infl := flag.Int("inflections", 0, "also the code tokens of each word's stem (batched → batch), at most this many a word, first")
 	show := flag.String("show", "", "comma-separated words whose translations to print")
 	flag.Parse()
-	if err := run(flag.Args(), *out, *show, s); err != nil {
+	if err := run(flag.Args(), *out, *show, s, *infl); err != nil {
 		fmt.Fprintln(os.Stderr, "translate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(inputs []string, out, show string, s Settings) error {
+func run(inputs []string, out, show string, s Settings, infl int) error {
 	if len(inputs) == 0 {
 		return fmt.Errorf("no pairs given (PAIRS.jsonl ...)")
 	}
@@ -57,6 +58,9 @@ func run(inputs []string, out, show string, s Settings) error {
 		n += k
 	}
 	table := estimate(c, s)
+	if infl > 0 {
+		table = merge(inflections(c, s.MinRepos, infl), table, s.Top)
+	}
 	entries := 0
 	for _, ts := range table {
 		entries += len(ts)
