@@ -57,8 +57,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return err
 			}
 			r.Tune.TestFactor = testFactor
-			r.Tune.Fusion = fusion
-			r.Tune.Expand = expand
+			r.Tune.Fusion, r.Tune.Expand = fusion, expand
 			closeFeatures, err := openFeatures(features, &r.Features)
 			if err != nil {
 				return err

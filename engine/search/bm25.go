@@ -28,32 +28,11 @@ const (
 // of the chunks are dropped unless every term is that common (then the two rarest
 // are kept), which bounds the postings read.
 func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
-	seen := map[string]bool{}
-	var terms []string
-	for _, w := range p.words {
-		if !seen[w] && len(w) <= 64 {
-			seen[w] = true
-			terms = append(terms, w)
-		}
-	}
-	if len(terms) == 0 {
+	q := bm25Terms(p)
+	if q.words == 0 {
 		return nil, nil
 	}
-	words := len(terms)
-	learned := map[string]Expansion{}
-	src := make([]int, words, words+len(p.expand))
-	for _, e := range p.expand {
-		if i := slices.Index(terms[:words], e.From); i >= 0 && !seen[e.Term] {
-			seen[e.Term] = true
-			terms = append(terms, e.Term)
-			learned[e.Term] = e
-			if expandAbsentOnly {
-				src = append(src, i+1)
-			} else {
-				src = append(src, 0)
-			}
-		}
-	}
+	terms, words, learned := q.terms, q.words, q.learned
 	st, err := s.repoStats(ctx)
 	if err != nil {
 		return nil, err
@@ -69,20 +48,7 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	repeats := make([]float64, len(terms))
-	for i, t := range terms {
-		repeats[i] = 1
-		if i >= words {
-			repeats[i] = min(expandCap, expandScale*learned[t].Weight)
-			continue
-		}
-		if c := p.weights[t]; c > 1 {
-			// A long input repeats what it is about: a word said five times in
-			// an issue weighs more than one said once (sublinearly).
-			repeats[i] = 1 + math.Log(float64(c))
-		}
-	}
-	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n), words, src}
+	query, args := bm25SQL, []any{s.repoID, terms, q.repeats, limit, float64(n), words, q.src}
 	byFile := p.filter
 	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
 	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
@@ -131,6 +97,54 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
 	return hits[:min(len(hits), channelDepth)], nil
+}
+
+// bm25Query is what the BM25 statement is sent: the query's words (the first
+// words of terms), then its learned expansions, each with its repeat weight and
+// (src) the position of the word it was learned from.
+type bm25Query struct {
+	terms   []string
+	repeats []float64
+	src     []int
+	words   int
+	learned map[string]Expansion
+}
+
+// bm25Terms builds the statement's terms from a plan.
+func bm25Terms(p plan) bm25Query {
+	seen := map[string]bool{}
+	var q bm25Query
+	for _, w := range p.words {
+		if !seen[w] && len(w) <= 64 {
+			seen[w] = true
+			q.terms = append(q.terms, w)
+			q.src = append(q.src, 0)
+			q.repeats = append(q.repeats, 1)
+			if c := p.weights[w]; c > 1 {
+				// A long input repeats what it is about: a word said five times in
+				// an issue weighs more than one said once (sublinearly).
+				q.repeats[len(q.repeats)-1] = 1 + math.Log(float64(c))
+			}
+		}
+	}
+	q.words = len(q.terms)
+	q.learned = map[string]Expansion{}
+	for _, e := range p.expand {
+		i := slices.Index(q.terms[:q.words], e.From)
+		if i < 0 || seen[e.Term] {
+			continue
+		}
+		seen[e.Term] = true
+		q.terms = append(q.terms, e.Term)
+		q.learned[e.Term] = e
+		q.repeats = append(q.repeats, min(expandCap, expandScale*e.Weight))
+		if expandAbsentOnly {
+			q.src = append(q.src, i+1)
+		} else {
+			q.src = append(q.src, 0)
+		}
+	}
+	return q
 }
 
 // topHits are the depth best of scores, ties by id.
