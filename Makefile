@@ -10,7 +10,7 @@ STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 ENGINE_PKGS := ./engine/...
 OTHER_PKGS  := ./cmd/... ./tui/... ./migrations/... ./internal/...
 
-.PHONY: all setup setup-glove build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train train-ranker citus-test
+.PHONY: all setup setup-glove build run test test-go soak bench lint tui-smoke clean eval-real train-corpus train train-ranker train-translate citus-test
 
 all: build
 
@@ -127,6 +127,12 @@ train-corpus:
 # repositories are present. Needs python3 with torch (installed from PyPI when missing).
 train:
 	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/train.sh
+
+# Rebuilds the learned translation of question words into code tokens (train/README.md,
+# "The translation table") from the mined pairs: engine/search/translate.tsv. Go only.
+train-translate:
+	@test -f "$(TRAIN_CACHE)/pairs.jsonl" || $(MAKE) --no-print-directory train-corpus
+	@$(GO) run ./internal/train/translate -out engine/search/translate.tsv "$(TRAIN_CACHE)/pairs.jsonl"
 
 # Rebuilds the learned fusion from train/ranker-repos.tsv (train/README.md, "The ranker"):
 # history queries of public repositories, their candidates' evidence, a pairwise fit.

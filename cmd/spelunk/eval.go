@@ -19,7 +19,7 @@ import (
 func newEvalCmd(g *globals) *cobra.Command {
 	var queries string
 	var baseline, perQuery bool
-	var lexical, weights, tests, fusion, features string
+	var lexical, weights, tests, fusion, features, expand string
 	var k, testFactor float64
 	cmd := &cobra.Command{
 		Use:   "eval --queries FILE",
@@ -31,7 +31,8 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return usagef("--queries FILE is required (JSON lines, see docs/ARCHITECTURE.md §7)")
 			}
 			for _, err := range []error{floatIn("k", k, 0, maxRRFK), floatIn("test-factor", testFactor, 0, 1), oneOf("lexical", lexical, lexicalScorers...),
-				oneOf("tests", tests, graph.TestsValues...), oneOf("fusion", fusion, fusions...)} {
+				oneOf("tests", tests, graph.TestsValues...), oneOf("fusion", fusion, fusions...),
+				oneOf("expand", expand, expandModes...)} {
 				if err != nil {
 					return err
 				}
@@ -56,7 +57,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 				return err
 			}
 			r.Tune.TestFactor = testFactor
-			r.Tune.Fusion = fusion
+			r.Tune.Fusion, r.Tune.Expand = fusion, expand
 			closeFeatures, err := openFeatures(features, &r.Features)
 			if err != nil {
 				return err
@@ -93,6 +94,7 @@ func newEvalCmd(g *globals) *cobra.Command {
 	cmd.Flags().Float64Var(&testFactor, "test-factor", 0, "score multiplier for tests, examples and prose (0 = the default)")
 	cmd.Flags().Float64Var(&k, "k", 0, "RRF constant k for every search (0 = the default)")
 	cmd.Flags().StringVar(&fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf; default rrf unless the ranker is marked default (--weights or --k mean rrf)")
+	cmd.Flags().StringVar(&expand, "expand", "", expandHelp)
 	cmd.Flags().StringVar(&tests, "tests", "include", "graph questions: answers in test code include (listed), exclude or only")
 	cmd.Flags().StringVar(&features, "features", "", "also write each question's ranker inputs (JSON lines) to this file")
 	cmd.Flags().BoolVar(&perQuery, "per-query", false, "include each query's first correct rank per config (--json)")

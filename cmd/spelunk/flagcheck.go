@@ -45,6 +45,12 @@ var symbolKinds = symbols.Kinds
 // lexicalScorers are the values of --lexical.
 var lexicalScorers = []string{"bm25"}
 
+// expandModes are the values of --expand.
+var expandModes = []string{search.ExpandOn, search.ExpandOff}
+
+// expandHelp is the help of --expand.
+const expandHelp = "a question's words also look for the code tokens learned for them (on, off; default " + search.DefaultExpand + ")"
+
 // fusions are the values of --fusion.
 var fusions = []string{search.FusionLearned, search.FusionRRF}
 
@@ -67,6 +73,7 @@ func checkSearchOptions(o search.Options) error {
 		floatIn("test-factor", o.TestFactor, 0, 1),
 		oneOf("lexical", o.Lexical, lexicalScorers...),
 		oneOf("fusion", o.Fusion, fusions...),
+		oneOf("expand", o.Expand, expandModes...),
 	}
 	if o.HalfLife < 0 {
 		checks = append(checks, usagef("--half-life must not be negative (got %s)", o.HalfLife))

@@ -23,6 +23,8 @@ func TestNonsenseFlagsAreUsageErrors(t *testing.T) {
 		{[]string{"search", "x", "--lexical", "tfidf"}, "--lexical must be one of bm25"},
 		{[]string{"search", "x", "--kind", "fuzzy"}, "--kind must be one of identifier, semantic"},
 		{[]string{"search", "x", "--channels", "dense,magic"}, "unknown channel"},
+		{[]string{"search", "x", "--expand", "yes"}, "--expand must be one of on, off"},
+		{[]string{"eval", "--queries", "q.jsonl", "--expand", "maybe"}, "--expand must be one of on, off"},
 		{[]string{"symbols", "--kind", "funtion"}, "--kind must be one of function, method"},
 		{[]string{"callers", "X", "--depth", "0"}, "--depth must be between 1 and"},
 		{[]string{"imports", "x.go", "--depth", "-1"}, "--depth must be between 1 and"},

@@ -105,6 +105,7 @@ func newSearchCmd(g *globals) *cobra.Command {
 	f.StringVar(&weights, "weights", "", "RRF weights, e.g. dense=1,lexical=0.8 (default: by query kind)")
 	f.Float64Var(&opts.K, "k", 0, "RRF constant k (0 = the default, 20)")
 	f.StringVar(&opts.Fusion, "fusion", "", "how a question is fused: learned (the built-in ranker) or rrf; default rrf unless the ranker is marked default (--weights or --k mean rrf)")
+	f.StringVar(&opts.Expand, "expand", "", expandHelp)
 	f.IntVar(&opts.Limit, "limit", 20, "number of results")
 	f.IntVar(&opts.Budget, "budget", 0, "token budget: pack whole symbols under it (0 = no packing)")
 	f.IntVar(&opts.EfSearch, "ef-search", 100, "HNSW ef_search for the dense channel")
@@ -273,6 +274,13 @@ func printHeader(resp *search.Response, explain bool) {
 			}
 		}
 		fmt.Printf("  channel times: %s\n", strings.Join(parts, ", "))
+		if len(resp.Expanded) > 0 {
+			terms := make([]string, 0, len(resp.Expanded))
+			for _, e := range resp.Expanded {
+				terms = append(terms, fmt.Sprintf("%s ← %s %.2f", e.Term, e.From, e.Weight))
+			}
+			fmt.Printf("  learned expansion (%s): %s\n", resp.Translation, strings.Join(terms, ", "))
+		}
 	}
 }
 
@@ -310,6 +318,9 @@ func printResult(r search.Result, explain bool, indent, repo string) {
 		line += fmt.Sprintf("  decay x%.3f", r.Explain.Decay)
 	}
 	fmt.Println(line)
+	for _, e := range r.Explain.Expanded {
+		fmt.Printf("%s       %s\n", indent, e)
+	}
 }
 
 // topTerms lists the n terms of a learned score that moved it most.

@@ -95,6 +95,9 @@ func BenchmarkSearchChannels(b *testing.B) {
 		{"lexical", search.Options{Channels: []search.Channel{search.Lexical}}, queries},
 		{"literal", search.Options{Channels: []search.Channel{search.Literal}}, append(append([]string{}, queries...), benchMessages...)},
 		{"hybrid", search.Options{}, queries},
+		// The learned expansion of a question's words (search/expand.go), on.
+		{"lexical_expand", search.Options{Channels: []search.Channel{search.Lexical}, Expand: search.ExpandOn}, queries},
+		{"hybrid_expand", search.Options{Expand: search.ExpandOn}, queries},
 		{"issue5k", search.Options{}, issueTexts(b, db, repoID, 20)},
 	}
 	for b.Loop() {

@@ -277,7 +277,8 @@ func (r *Runner) retrieve(ctx context.Context, cfg string, q Query) ([]Ranked, e
 	if q.Kind == "graph" && (cfg == "hybrid" || cfg == "graph") {
 		return r.walk(ctx, q, "")
 	}
-	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor, Fusion: r.Tune.Fusion}
+	opts := search.Options{Limit: 10, Lexical: r.Lexical, K: r.Tune.K, Weights: r.Tune.Weights, TestFactor: r.Tune.TestFactor, Fusion: r.Tune.Fusion,
+		Expand: r.Tune.Expand}
 	if cfg != "hybrid" {
 		opts.Channels = []search.Channel{search.Channel(cfg)}
 	}

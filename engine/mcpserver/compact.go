@@ -49,6 +49,9 @@ type Explain struct {
 	IsTest     bool                    `json:"is_test,omitempty"`
 	// Ranker is the learned fusion's score before its sigmoid, when it fused.
 	Ranker *float64 `json:"ranker,omitempty"`
+	// Expanded says which learned expansions of the question's words matched:
+	// "matched `dedupe` ← learned from `twice`, 0.31".
+	Expanded []string `json:"expanded,omitempty"`
 }
 
 // PrunedHit is a candidate left out of the results, with the reason.
@@ -147,6 +150,9 @@ func codeHit(r search.Result, explain bool) CodeHit {
 		}
 		if l := r.Explain.Learned; l != nil && l.Model != "" {
 			ex.Ranker = &l.Score
+		}
+		for _, e := range r.Explain.Expanded {
+			ex.Expanded = append(ex.Expanded, e.String())
 		}
 		h.Explain = ex
 	}

@@ -28,17 +28,11 @@ const (
 // of the chunks are dropped unless every term is that common (then the two rarest
 // are kept), which bounds the postings read.
 func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
-	seen := map[string]bool{}
-	var terms []string
-	for _, w := range p.words {
-		if !seen[w] && len(w) <= 64 {
-			seen[w] = true
-			terms = append(terms, w)
-		}
-	}
-	if len(terms) == 0 {
+	q := bm25Terms(p)
+	if q.words == 0 {
 		return nil, nil
 	}
+	terms, words, learned := q.terms, q.words, q.learned
 	st, err := s.repoStats(ctx)
 	if err != nil {
 		return nil, err
@@ -54,16 +48,7 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	repeats := make([]float64, len(terms))
-	for i, t := range terms {
-		repeats[i] = 1
-		if c := p.weights[t]; c > 1 {
-			// A long input repeats what it is about: a word said five times in
-			// an issue weighs more than one said once (sublinearly).
-			repeats[i] = 1 + math.Log(float64(c))
-		}
-	}
-	query, args := bm25SQL, []any{s.repoID, terms, repeats, limit, float64(n)}
+	query, args := bm25SQL, []any{s.repoID, terms, q.repeats, limit, float64(n), words, q.src}
 	byFile := p.filter
 	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
 	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
@@ -78,16 +63,24 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	var idf float64
 	var term string
 	var data []byte
-	ev := queryEvidence{lexicalIDF: map[string]float64{}, lexicalTerms: len(terms), docs: n}
+	ev := queryEvidence{lexicalIDF: map[string]float64{}, lexicalTerms: words, docs: n}
 	_, err = pgx.ForEachRow(rows, []any{&term, &idf, &data}, func() error {
 		if data == nil { // a term the repository does not hold
 			ev.lexicalMissing++
 			return nil
 		}
-		ev.lexicalIDF[term] = idf
+		e, isLearned := learned[term]
+		if !isLearned {
+			ev.lexicalIDF[term] = idf
+		} else if !slices.Contains(ev.expandedTerms, e) {
+			ev.expandedTerms = append(ev.expandedTerms, e)
+		}
 		return postings.Decode(data, func(p postings.Posting) {
 			tf, dl := float64(p.TF), float64(p.DL)
 			scores[p.Symbol] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*dl/avgdl))
+			if isLearned {
+				ev.addExpanded(p.Symbol, e)
+			}
 		})
 	})
 	if err != nil {
@@ -104,6 +97,54 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
 	return hits[:min(len(hits), channelDepth)], nil
+}
+
+// bm25Query is what the BM25 statement is sent: the query's words (the first
+// words of terms), then its learned expansions, each with its repeat weight and
+// (src) the position of the word it was learned from.
+type bm25Query struct {
+	terms   []string
+	repeats []float64
+	src     []int
+	words   int
+	learned map[string]Expansion
+}
+
+// bm25Terms builds the statement's terms from a plan.
+func bm25Terms(p plan) bm25Query {
+	seen := map[string]bool{}
+	var q bm25Query
+	for _, w := range p.words {
+		if !seen[w] && len(w) <= 64 {
+			seen[w] = true
+			q.terms = append(q.terms, w)
+			q.src = append(q.src, 0)
+			q.repeats = append(q.repeats, 1)
+			if c := p.weights[w]; c > 1 {
+				// A long input repeats what it is about: a word said five times in
+				// an issue weighs more than one said once (sublinearly).
+				q.repeats[len(q.repeats)-1] = 1 + math.Log(float64(c))
+			}
+		}
+	}
+	q.words = len(q.terms)
+	q.learned = map[string]Expansion{}
+	for _, e := range p.expand {
+		i := slices.Index(q.terms[:q.words], e.From)
+		if i < 0 || seen[e.Term] {
+			continue
+		}
+		seen[e.Term] = true
+		q.terms = append(q.terms, e.Term)
+		q.learned[e.Term] = e
+		q.repeats = append(q.repeats, min(expandCap, expandScale*e.Weight))
+		if expandAbsentOnly {
+			q.src = append(q.src, i+1)
+		} else {
+			q.src = append(q.src, 0)
+		}
+	}
+	return q
 }
 
 // topHits are the depth best of scores, ties by id.
@@ -132,26 +173,35 @@ func termFrequency(limit string) string {
 
 // bm25SQL finds the packed postings of the terms to score in one round trip
 // ($2 the terms, $3 their repeat weights, $4 the "common" limit, $5 the chunk
-// count), each with its idf. A term's document frequency is the sum of its
-// rows' counts, reading at most $4 rows (each has one posting or more); terms
-// that common are dropped unless all are, when the two rarest are kept, their
-// frequency counted as $4; idf is the usual BM25 one, times the repeat weight.
-// The scores are summed in Go, from the rows (engine/postings). Each term the
-// repository does not hold comes last as one row without data (the ranker's
-// lexical_strength counts them).
+// count, $6 how many of the terms are the query's own words: the rest are
+// learned expansions, $7 the position of the word each expansion was learned
+// from, 0 for a word), each with its idf. An expansion is counted (and
+// scored) only when the repository lacks its word (when $7 names it). A term's document frequency is the
+// sum of its rows' counts, reading at most $4 rows (each has one posting or
+// more); terms that common are dropped unless all the query's words are, when
+// the two rarest of those are kept, their frequency counted as $4; idf is the
+// usual BM25 one, times the repeat weight. The scores are summed in Go, from
+// the rows (engine/postings). Each word of the query the repository does not
+// hold comes last as one row without data (the ranker's lexical_strength
+// counts them); an expansion it does not hold is left out.
 var bm25SQL = `
 	WITH q AS (
-		SELECT term, w, ord FROM unnest($2::text[], $3::float8[]) WITH ORDINALITY AS q(term, w, ord)
-	), df AS MATERIALIZED (
+		SELECT term, w, src, ord FROM unnest($2::text[], $3::float8[], $7::int8[]) WITH ORDINALITY AS q(term, w, src, ord)
+	), words AS MATERIALIZED (
 		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
-		FROM q
+		FROM q WHERE q.ord <= $6
+	), learned AS MATERIALIZED (
+		SELECT q.term, q.w, q.ord, ` + termFrequency("$4") + ` AS df
+		FROM q WHERE q.ord > $6 AND (q.src = 0 OR EXISTS (SELECT 1 FROM words s WHERE s.ord = q.src AND s.df = 0))
 	), kept AS (
-		SELECT term, w, df FROM df WHERE df > 0 AND df < $4
+		SELECT term, w, df FROM words WHERE df > 0 AND df < $4
 		UNION ALL
-		SELECT term, w, df FROM (SELECT * FROM df WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
-		WHERE NOT EXISTS (SELECT 1 FROM df WHERE df > 0 AND df < $4)
+		SELECT term, w, df FROM learned WHERE df > 0 AND df < $4
+		UNION ALL
+		SELECT term, w, df FROM (SELECT * FROM words WHERE df > 0 ORDER BY df, ord LIMIT 2) rare
+		WHERE NOT EXISTS (SELECT 1 FROM words WHERE df > 0 AND df < $4)
 	)
 	SELECT t.term, t.w * ln(1 + ($5::float8 - t.df::float8 + 0.5) / (t.df::float8 + 0.5)), p.data
 	FROM kept t JOIN postings p ON p.repository_id = $1 AND p.term = t.term
 	UNION ALL
-	SELECT term, 0, NULL FROM df WHERE df = 0`
+	SELECT term, 0, NULL FROM words WHERE df = 0`

@@ -125,6 +125,20 @@ type queryEvidence struct {
 	lexicalMissing int
 	lexicalTerms   int
 	docs           int // chunks in the repository, for the idf of a missing term
+	// expanded lists, per symbol the lexical channel scored, the learned
+	// expansions (expand.go) it matched.
+	expanded map[int64][]Expansion
+	// expandedTerms are the learned expansions the lexical channel scored
+	// with (the repository holds the term and lacks the word).
+	expandedTerms []Expansion
+}
+
+// addExpanded records that symbol id matched the learned expansion e.
+func (e *queryEvidence) addExpanded(id int64, x Expansion) {
+	if e.expanded == nil {
+		e.expanded = map[int64][]Expansion{}
+	}
+	e.expanded[id] = append(e.expanded[id], x)
 }
 
 // lexicalStrength is how much of the question the best lexical hit matched:

@@ -73,7 +73,8 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	// count its frequency and to score; so does the literal channel's word
 	// intersection, and its content check reads the candidates by key.
 	seedPostings(t, db, repoID)
-	plan = explain(bm25SQL, repoID, []string{"refund", "zanzibar"}, []float64{1, 1}, 601, float64(n))
+	// "dedupe" is a learned expansion of "zanzibar" (search/expand.go).
+	plan = explain(bm25SQL, repoID, []string{"refund", "zanzibar", "dedupe"}, []float64{1, 1, 0.3}, 601, float64(n), 2, []int{0, 0, 2})
 	if strings.Count(plan, "postings_term_idx") < 2 || strings.Contains(plan, "Seq Scan on postings") {
 		t.Errorf("BM25 does not find postings by the term index:\n%s", plan)
 	}

@@ -39,6 +39,7 @@ type plan struct {
 	cut         bool           // the input was longer than MaxQueryBytes
 	filter      Filter         // the query's filters and Options.Filter, applied in every channel
 	evidence    *queryEvidence // what the channels learn of the query as a whole (nil: not kept)
+	expand      []Expansion    // learned terms the lexical channel adds (expand.go)
 }
 
 func analyze(q string, force QueryKind) plan {

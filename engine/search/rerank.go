@@ -88,7 +88,8 @@ func (s *Searcher) score(ctx context.Context, top []candidate, opts Options, now
 		if !ok {
 			continue // deleted by a concurrent re-index
 		}
-		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost, Learned: c.learned}
+		ex := Explain{Channels: c.channels, Fused: c.fused, TestFactor: 1, Decay: 1, Boost: c.boost, Learned: c.learned,
+			Expanded: c.expanded}
 		if l.sym.IsTest || isProse(l.sym.Path) || isBuildOutput(l.sym.Path) {
 			ex.TestFactor = testFactor
 		}

@@ -37,6 +37,8 @@ type Searcher struct {
 	// indexedRows is the model's HNSW index size (denseExact), read at indexedAt.
 	indexedRows float64
 	indexedAt   time.Time
+	// table replaces the built-in translation table (tests).
+	table *translationTable
 }
 
 // New returns a searcher over the repository repoID. emb may be nil.
@@ -152,6 +154,13 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	p := analyze(text, opts.Kind)
 	p.filter = filter.rows()
 	p.evidence = &queryEvidence{}
+	table := s.table
+	if table == nil {
+		table = translations()
+	}
+	if expandOn(p, opts) {
+		p.expand = table.expansions(p.words)
+	}
 	if len(p.words) == 0 && len(p.identifiers) == 0 && len(p.literals) == 0 {
 		if !filter.Empty() {
 			return nil, fmt.Errorf("%w: the filters %s need words to search for", ErrEmptyQuery, filter)
@@ -186,7 +195,15 @@ func (s *Searcher) Search(ctx context.Context, query string, opts Options) (*Res
 	if len(resp.Unavailable) > 0 && !anyAnswered(lists, resp.Unavailable) {
 		return nil, fmt.Errorf("search: no channel could answer (%s)", describeUnavailable(resp.Unavailable))
 	}
+	if len(p.evidence.expandedTerms) > 0 {
+		resp.Expanded, resp.Translation = p.evidence.expandedTerms, table.name
+	}
 	cands := fuse(lists, weights, k, p.kind)
+	for i := range cands {
+		if _, ok := cands[i].channels[Lexical]; ok {
+			cands[i].expanded = p.evidence.expanded[cands[i].id]
+		}
+	}
 	resp.Fusion = s.fuseLearned(cands, lists, p, opts, weights)
 	if opts.Granularity == Files {
 		err = s.rankFileResults(ctx, cands, opts, resp, start)
@@ -468,7 +485,8 @@ type candidate struct {
 	channels map[Channel]ChannelScore
 	fused    float64
 	boost    float64
-	learned  *Learned // the ranker's terms, when it fused (or Options.Features)
+	learned  *Learned    // the ranker's terms, when it fused (or Options.Features)
+	expanded []Expansion // the learned expansions it matched (lexical channel)
 }
 
 // fuse combines ranked lists by Reciprocal Rank Fusion: sum over channels of

@@ -73,6 +73,9 @@ type Options struct {
 	// Features keeps the ranker's inputs in each question's Explain.Learned
 	// even when RRF fused it (the ranker's training data, `eval history --features`).
 	Features bool
+	// Expand is ExpandOn (a question's words also look for the code tokens
+	// learned for them, expand.go), ExpandOff, or "" (DefaultExpand).
+	Expand string
 }
 
 // ChannelScore is one channel's view of a result.
@@ -94,6 +97,9 @@ type Explain struct {
 	Final      float64 `json:"final"`       // (fused + boost) * test factor * decay
 	// Learned is the ranker's account of Fused when it fused this result.
 	Learned *Learned `json:"learned,omitempty"`
+	// Expanded lists the learned expansions of the question's words
+	// (Response.Expanded) this result matched in the lexical channel.
+	Expanded []Expansion `json:"expanded,omitempty"`
 }
 
 // Result is one ranked symbol.
@@ -138,6 +144,10 @@ type Response struct {
 	Unavailable map[Channel]string `json:"unavailable,omitempty"`
 	// Notes say what was done to the query itself (a long input cut, say).
 	Notes []string `json:"notes,omitempty"`
+	// Expanded are the learned terms the lexical channel scored the question
+	// with (Options.Expand), from the table Translation names.
+	Expanded    []Expansion `json:"expanded,omitempty"`
+	Translation string      `json:"translation,omitempty"`
 	// Filter is what the search was narrowed to: the query's filters (path:,
 	// lang:, test:no, ...) and Options.Filter; Query is the rest of the query.
 	Filter  *Filter                   `json:"filter,omitempty"`

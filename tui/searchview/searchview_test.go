@@ -9,6 +9,7 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/search"
 	"github.com/spelunkhq/spelunk/engine/symbols"
+	"github.com/spelunkhq/spelunk/tui/theme"
 )
 
 func TestEvalTargets(t *testing.T) {
@@ -79,5 +80,17 @@ func TestScoreCells(t *testing.T) {
 	}
 	if got := channelCell(e, search.Dense, true); got != "" {
 		t.Errorf("absent channel cell %q, want blank", got)
+	}
+}
+
+// The explain panel lists the learned expansions a result matched.
+func TestExplainShowsLearnedExpansions(t *testing.T) {
+	m := New(nil, theme.New(theme.Options{}), nil, Config{})
+	r := search.Result{Rank: 1, Explain: search.Explain{TestFactor: 1, Decay: 1,
+		Channels: map[search.Channel]search.ChannelScore{search.Lexical: {Rank: 1, Score: 2}},
+		Expanded: []search.Expansion{{Term: "dedupe", From: "twice", Weight: 0.31}}}}
+	got := strings.Join(m.explainLines(r, 60, 30), "\n")
+	if !strings.Contains(got, "matched `dedupe` ← learned from `twice`, 0.31") {
+		t.Errorf("explain panel lacks the expansion:\n%s", got)
 	}
 }

@@ -490,6 +490,9 @@ func (m *Model) explainSum(r search.Result, w int) []explainRow {
 	if e.Boost != 0 {
 		out = append(out, explainRow{render.Truncate(fmt.Sprintf("%-28s %9.5f", "+ match boost", e.Boost), w), dropScored})
 	}
+	for _, x := range e.Expanded {
+		out = append(out, explainRow{m.th.Muted.Render(render.Truncate("  "+x.String(), w)), dropScored})
+	}
 	out = append(out,
 		explainRow{render.Truncate(fmt.Sprintf("%-28s %9.2f", "× test factor", e.TestFactor), w), factor(e.TestFactor)},
 		explainRow{render.Truncate(fmt.Sprintf("%-28s %9.2f", "× decay", e.Decay), w), factor(e.Decay)},
