@@ -6,7 +6,7 @@
 // as a search result's chunk is.
 //
 // Two users: the trainer's corpus miner (internal/train/mine, over many
-// public repositories) and `spelunk learn` (engine/learn, over the user's own
+// public repositories) and `spelunk model learn` (engine/learn, over the user's own
 // repository). train/README.md describes each kind of pair.
 package pairs
 
