@@ -5,10 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 func testTable(t *testing.T, tsv string) *translationTable {
@@ -70,15 +66,7 @@ func TestLexicalChannelExpandsQuestions(t *testing.T) {
 	dir := t.TempDir()
 	writeRepoFile(t, dir, "outbox.go", "package mail\n\n// dedupeOutbox drops repeated entries.\nfunc dedupeOutbox(items []string) []string {\n\treturn items[:1]\n}\n")
 	writeRepoFile(t, dir, "send.go", "package mail\n\n// sendReminder posts the reminder e-mail.\nfunc sendReminder(to string) error {\n\treturn post(to)\n}\n\nfunc post(to string) error { return nil }\n")
-	indextest.Git(t, dir, "init", "-q")
-	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "mail")
-	db := pgtest.Open(t)
-	emb := indextest.Embedder()
-	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, emb, sum := commitAndIndex(t, dir)
 	s := New(db, sum.RepositoryID, emb)
 	// reminder is in the code: its translation does not count.
 	s.table = testTable(t, "# spelunk-translate-v1: test\nreminder\toutbox:40\ntwice\tdedupe:31,absentword:50\n")

@@ -3,10 +3,6 @@ package search
 import (
 	"context"
 	"testing"
-
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 // Type.member for a member the type inherits ranks the base's definition
@@ -17,15 +13,7 @@ func TestInheritedMemberRanksFirst(t *testing.T) {
 	writeRepoFile(t, dir, "core.py", "class Core:\n    def add_rule(self, rule):\n        \"\"\"Register a rule.\"\"\"\n        return rule\n\n\n"+
 		"class Server(Core):\n    def start(self):\n        return 1\n")
 	writeRepoFile(t, dir, "plan.py", "class Plan:\n    def add_rule(self, rule):\n        \"\"\"Server rules: a Server plan records the Server rule for the Server.\"\"\"\n        return rule\n")
-	indextest.Git(t, dir, "init", "-q")
-	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "inherit")
-	db := pgtest.Open(t)
-	emb := indextest.Embedder()
-	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, emb, sum := commitAndIndex(t, dir)
 	res, err := New(db, sum.RepositoryID, emb).Search(context.Background(), "Server.add_rule", Options{Limit: 5})
 	if err != nil {
 		t.Fatal(err)

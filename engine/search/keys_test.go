@@ -3,10 +3,6 @@ package search
 import (
 	"context"
 	"testing"
-
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 // A configuration key in a dict literal held by a class attribute, and one in
@@ -20,15 +16,7 @@ func TestConfigKeysFound(t *testing.T) {
 		"    def scheme(self):\n        return self.config[\"PREFERRED_URL_SCHEME\"] or \"http\"\n")
 	writeRepoFile(t, dir, "settings.py", "DEFAULTS = {\n    \"RETRY_BACKOFF_LIMIT\": 30,\n}\n\n\n"+
 		"def backoff(cfg):\n    return cfg.get(\"RETRY_BACKOFF_LIMIT\", 1)\n")
-	indextest.Git(t, dir, "init", "-q")
-	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "config")
-	db := pgtest.Open(t)
-	emb := indextest.Embedder()
-	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, emb, sum := commitAndIndex(t, dir)
 	s := New(db, sum.RepositoryID, emb)
 	for _, c := range []struct{ query, want string }{
 		{"SEND_FILE_MAX_AGE_DEFAULT", "App.default_config"},

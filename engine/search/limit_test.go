@@ -10,6 +10,7 @@ import (
 
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
@@ -27,16 +28,24 @@ func recoveryRepo(t *testing.T) *Searcher {
 	}
 	writeRepoFile(t, dir, "recovery.go", code)
 	writeRepoFile(t, dir, "recovery_test.go", tests.String())
+	db, emb, sum := commitAndIndex(t, dir)
+	return New(db, sum.RepositoryID, emb)
+}
+
+// commitAndIndex commits the files written in dir as a new git repository
+// and indexes it into a test database with the test embedder.
+func commitAndIndex(t *testing.T, dir string) (*pg.DB, index.Embedder, index.Summary) {
+	t.Helper()
 	indextest.Git(t, dir, "init", "-q")
 	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "recovery")
+	indextest.Git(t, dir, "commit", "-q", "-m", "fixture")
 	db := pgtest.Open(t)
 	emb := indextest.Embedder()
 	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return New(db, sum.RepositoryID, emb)
+	return db, emb, sum
 }
 
 func writeRepoFile(t *testing.T, dir, name, content string) {

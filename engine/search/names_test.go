@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"testing"
-
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 // longIssue is an issue's text: a backticked and a called lower-case name, a
@@ -47,15 +43,7 @@ func TestLongInputFindsMarkedNames(t *testing.T) {
 		"function _(v) {\n  return v;\n}\n\nmodule.exports = { dedupe, dedupeItems, dedupeItemsBy, dedupeItemsAsync, _ };\n")
 	writeRepoFile(t, dir, "routes.js", "class Users {\n  get(id) {\n    return this.rows[id];\n  }\n}\n\n"+
 		"class Orders {\n  get(id) {\n    return this.cache[id];\n  }\n}\n\nmodule.exports = { Users, Orders };\n")
-	indextest.Git(t, dir, "init", "-q")
-	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "records")
-	db := pgtest.Open(t)
-	emb := indextest.Embedder()
-	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, emb, sum := commitAndIndex(t, dir)
 	s := New(db, sum.RepositoryID, emb)
 	res, err := s.Search(context.Background(), longIssue, Options{Limit: 5})
 	if err != nil {

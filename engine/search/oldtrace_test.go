@@ -4,10 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/spelunkhq/spelunk/engine/index"
-	"github.com/spelunkhq/spelunk/engine/index/indextest"
-	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
 // A traceback from an older version of a file: the frame's line now lies in
@@ -25,15 +21,7 @@ func TestOldTracebackTrustsTheFunctionName(t *testing.T) {
 	b.WriteString("    def wsgi_app(self, environ, start_response):\n        return self.request_context(environ)\n\n")
 	b.WriteString("    def __call__(self, environ, start_response):\n        return self.wsgi_app(environ, start_response)\n")
 	writeRepoFile(t, dir, "server.py", b.String())
-	indextest.Git(t, dir, "init", "-q")
-	indextest.Git(t, dir, "add", "-A")
-	indextest.Git(t, dir, "commit", "-q", "-m", "server")
-	db := pgtest.Open(t)
-	emb := indextest.Embedder()
-	sum, err := index.New(db, emb).Index(context.Background(), dir, index.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db, emb, sum := commitAndIndex(t, dir)
 	// Line 10 lies in request_context today; the frame says __call__.
 	trace := strings.Repeat("The server fails on every request since the upgrade. ", 4) + `
 Traceback (most recent call last):
