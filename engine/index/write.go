@@ -39,11 +39,11 @@ type writer struct {
 	// typed by them, are decided again.
 	defNames map[string]bool
 
-	track bool         // keep the repository's totals by delta (totals.go); set before the writes
+	track bool // keep the repository's totals by delta (totals.go); set before the writes
 	// direct: a bulk run whose session user bypasses row-level security
 	// copies its rows straight into the tables (copyDirect); set before the writes.
 	direct bool
-	delta pg.RepoDelta // guarded by mu
+	delta  pg.RepoDelta // guarded by mu
 
 	// before holds the paths stored when the run began (nil: not known, and
 	// forget asks for every path); touched, guarded by mu, those this run has
