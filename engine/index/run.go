@@ -123,10 +123,11 @@ func (r *run) execute(ctx context.Context) error {
 // afterResolve compacts the edges a first load resolved and builds the
 // indexes the load deferred.
 func (r *run) afterResolve(ctx context.Context, changed bool) error {
-	if r.firstLoad && changed {
+	if r.firstLoad && changed && !r.w.edgesRewritten {
 		// Resolution rewrote about half of the edges, each a new row version
 		// and an entry in every edge index (target_id is indexed, so no update
-		// is HOT): a third of the table and its indexes was dead space.
+		// is HOT): a third of the table and its indexes was dead space. A
+		// rewrite (resolve_rewrite.go) left none.
 		r.prog.phase("compacting the edges")
 		if err := r.w.db.Compact(ctx, "edges"); err != nil {
 			return err
@@ -271,6 +272,7 @@ func (r *run) load(ctx context.Context) error {
 			return err
 		}
 	}
+	r.w.rewriteEdges = r.edgesDeferred && r.w.direct
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)

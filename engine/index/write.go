@@ -43,7 +43,12 @@ type writer struct {
 	// direct: a bulk run whose session user bypasses row-level security
 	// copies its rows straight into the tables (copyDirect); set before the writes.
 	direct bool
-	delta  pg.RepoDelta // guarded by mu
+	// rewriteEdges: a first load (no edge in the database when it began) whose
+	// session user bypasses row-level security; the full pass then writes the
+	// edges once more with their decisions instead of updating them
+	// (resolve_rewrite.go), and edgesRewritten says whether it did.
+	rewriteEdges, edgesRewritten bool
+	delta                        pg.RepoDelta // guarded by mu
 
 	// before holds the paths stored when the run began (nil: not known, and
 	// forget asks for every path); touched, guarded by mu, those this run has
