@@ -123,6 +123,9 @@ func (r *run) execute(ctx context.Context) error {
 // afterResolve compacts the edges a first load resolved and builds the
 // indexes the load deferred.
 func (r *run) afterResolve(ctx context.Context, changed bool) error {
+	if r.opts.rewroteEdges != nil {
+		*r.opts.rewroteEdges = r.w.edgesRewritten
+	}
 	if r.firstLoad && changed && !r.w.edgesRewritten {
 		// Resolution rewrote about half of the edges, each a new row version
 		// and an entry in every edge index (target_id is indexed, so no update
@@ -272,7 +275,7 @@ func (r *run) load(ctx context.Context) error {
 			return err
 		}
 	}
-	r.w.rewriteEdges = r.edgesDeferred && r.w.direct
+	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)
