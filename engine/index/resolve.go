@@ -375,24 +375,34 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		if rewrite {
 			queue("whether the edges were rewritten", rewrittenSQL)
 		}
-		br := tx.SendBatch(ctx, b)
-		for i, name := range names {
-			var err error
-			if rewrite && i == len(names)-1 {
-				err = br.QueryRow().Scan(&w.edgesRewritten)
-			} else {
-				_, err = br.Exec()
-			}
-			if err != nil {
-				br.Close()
-				return fmt.Errorf("resolve edges (%s): %w", name, err)
-			}
+		var last *bool // the rewrite's answer, read from the last statement
+		if rewrite {
+			last = &w.edgesRewritten
 		}
-		if err := br.Close(); err != nil {
-			return fmt.Errorf("resolve edges: %w", err)
-		}
-		return nil
+		return sendSteps(ctx, tx, b, names, last)
 	})
+}
+
+// sendSteps sends the resolution's batch and reads each statement's result,
+// into last the last one's boolean when last is not nil.
+func sendSteps(ctx context.Context, tx pgx.Tx, b *pgx.Batch, names []string, last *bool) error {
+	br := tx.SendBatch(ctx, b)
+	for i, name := range names {
+		var err error
+		if last != nil && i == len(names)-1 {
+			err = br.QueryRow().Scan(last)
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
+			br.Close()
+			return fmt.Errorf("resolve edges (%s): %w", name, err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("resolve edges: %w", err)
+	}
+	return nil
 }
 
 // reresolveImports recomputes where every import points. A file's own imports are
