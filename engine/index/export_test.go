@@ -7,3 +7,10 @@ func SetBatchFiles(o *Options, n int) { o.batchFiles = n }
 // WorkLock is the work lock's two keys for a repository: a test holds it as
 // the statements of a killed run do.
 func WorkLock(repoID int64) (int32, int32) { return workSpace, lockKey(repoID) }
+
+// KeepEdgeUpdate makes a first load's full pass update its edges, as other
+// runs do, instead of rewriting them (resolve_rewrite.go).
+func KeepEdgeUpdate(o *Options) { o.keepEdgeUpdate = true }
+
+// ReportEdgeRewrite has the run set *rewrote to whether it rewrote the edges.
+func ReportEdgeRewrite(o *Options, rewrote *bool) { o.rewroteEdges = rewrote }

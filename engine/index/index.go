@@ -65,6 +65,11 @@ type Options struct {
 	ProgressEvery time.Duration
 
 	batchFiles int // files per write transaction; 0 = 64 (tests set it through SetBatchFiles)
+	// Tests (KeepEdgeUpdate, ReportEdgeRewrite): a first load's full pass
+	// updates the edges as other runs do; rewroteEdges is told whether it
+	// rewrote them (resolve_rewrite.go).
+	keepEdgeUpdate bool
+	rewroteEdges   *bool
 }
 
 // Progress is a snapshot of a run.

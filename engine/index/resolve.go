@@ -284,15 +284,19 @@ var applySteps = []struct{ name, sql string }{
 	// among them) stays so without a write. The edges are looked up by key
 	// (keyLookup: a hash join read every edge of the repository for 4k decisions).
 	{"apply", `
-		WITH d AS MATERIALIZED (
-			SELECT o.edge_id AS id, o.sid, o.confidence, o.candidates FROM res_out o WHERE o.sid IS NOT NULL
-			UNION ALL
-			SELECT g.id, NULL::bigint, 'unresolved', NULL::bigint[] FROM res_dangling g
-			WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = g.id AND o.sid IS NOT NULL))
+		WITH d AS MATERIALIZED (` + decisions + `)
 		UPDATE edges e SET target_id = d.sid, confidence = d.confidence, candidates = d.candidates
 		FROM d WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM d)) AND e.id = d.id
 		  AND (e.target_id, e.confidence, e.candidates) IS DISTINCT FROM (d.sid, d.confidence, d.candidates)`},
 }
+
+// decisions are the decisions to write: the edge id, target, confidence and
+// candidates of every edge a step decided or that is dangling now.
+const decisions = `
+			SELECT o.edge_id AS id, o.sid, o.confidence, o.candidates FROM res_out o WHERE o.sid IS NOT NULL
+			UNION ALL
+			SELECT g.id, NULL::bigint, 'unresolved', NULL::bigint[] FROM res_dangling g
+			WHERE NOT EXISTS (SELECT 1 FROM res_out o WHERE o.edge_id = g.id AND o.sid IS NOT NULL)`
 
 // resetEdges forgets every decision about the repository's edges, so the
 // steps decide each one as a clean index does: after an interrupted run, whose
@@ -311,6 +315,7 @@ const resetEdges = `
 // run deleted, whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		w.edgesRewritten = false
 		if err := createResTables(ctx, tx); err != nil {
 			return err
 		}
@@ -349,9 +354,14 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 			queue("forget every decision", resetEdges, w.repoID)
 		}
 		queue("link imports to files", linkImports(scope != nil), w.repoID)
+		rewrite := w.rewriteEdges && scope == nil && !w.db.Distributed
 		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
 			for _, step := range steps {
 				sql := byKey(step.sql, scope != nil)
+				if rewrite && step.name == "apply" {
+					queueRewrite(queue, w.repoID)
+					sql += skipIfRewritten
+				}
 				if strings.Contains(sql, "$1") {
 					queue(step.name, sql, w.repoID)
 				} else {
@@ -362,18 +372,37 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		if w.db.Distributed {
 			queue("write the decisions back", shadowWriteBack, w.repoID)
 		}
-		br := tx.SendBatch(ctx, b)
-		for _, name := range names {
-			if _, err := br.Exec(); err != nil {
-				br.Close()
-				return fmt.Errorf("resolve edges (%s): %w", name, err)
-			}
+		if rewrite {
+			queue("whether the edges were rewritten", rewrittenSQL)
 		}
-		if err := br.Close(); err != nil {
-			return fmt.Errorf("resolve edges: %w", err)
+		var last *bool // the rewrite's answer, read from the last statement
+		if rewrite {
+			last = &w.edgesRewritten
 		}
-		return nil
+		return sendSteps(ctx, tx, b, names, last)
 	})
+}
+
+// sendSteps sends the resolution's batch and reads each statement's result,
+// into last the last one's boolean when last is not nil.
+func sendSteps(ctx context.Context, tx pgx.Tx, b *pgx.Batch, names []string, last *bool) error {
+	br := tx.SendBatch(ctx, b)
+	for i, name := range names {
+		var err error
+		if last != nil && i == len(names)-1 {
+			err = br.QueryRow().Scan(last)
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
+			br.Close()
+			return fmt.Errorf("resolve edges (%s): %w", name, err)
+		}
+	}
+	if err := br.Close(); err != nil {
+		return fmt.Errorf("resolve edges: %w", err)
+	}
+	return nil
 }
 
 // reresolveImports recomputes where every import points. A file's own imports are

@@ -123,10 +123,14 @@ func (r *run) execute(ctx context.Context) error {
 // afterResolve compacts the edges a first load resolved and builds the
 // indexes the load deferred.
 func (r *run) afterResolve(ctx context.Context, changed bool) error {
-	if r.firstLoad && changed {
+	if r.opts.rewroteEdges != nil {
+		*r.opts.rewroteEdges = r.w.edgesRewritten
+	}
+	if r.firstLoad && changed && !r.w.edgesRewritten {
 		// Resolution rewrote about half of the edges, each a new row version
 		// and an entry in every edge index (target_id is indexed, so no update
-		// is HOT): a third of the table and its indexes was dead space.
+		// is HOT): a third of the table and its indexes was dead space. A
+		// rewrite (resolve_rewrite.go) left none.
 		r.prog.phase("compacting the edges")
 		if err := r.w.db.Compact(ctx, "edges"); err != nil {
 			return err
@@ -264,6 +268,14 @@ func (r *run) load(ctx context.Context) error {
 	// A small change keeps the totals by delta; a bulk one, a first run or a
 	// run after a crash counts them at its end.
 	r.w.track = !r.opts.Full && !r.interrupted && r.stored > 0 && !r.bulk()
+	if r.bulk() {
+		// A small change keeps the staging tables: two statements fewer a batch.
+		var err error
+		if r.w.direct, err = r.w.db.SessionBypassesRLS(ctx); err != nil {
+			return err
+		}
+	}
+	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)

@@ -39,8 +39,16 @@ type writer struct {
 	// typed by them, are decided again.
 	defNames map[string]bool
 
-	track bool         // keep the repository's totals by delta (totals.go); set before the writes
-	delta pg.RepoDelta // guarded by mu
+	track bool // keep the repository's totals by delta (totals.go); set before the writes
+	// direct: a bulk run whose session user bypasses row-level security
+	// copies its rows straight into the tables (copyDirect); set before the writes.
+	direct bool
+	// rewriteEdges: a first load (no edge in the database when it began) whose
+	// session user bypasses row-level security; the full pass then writes the
+	// edges once more with their decisions instead of updating them
+	// (resolve_rewrite.go), and edgesRewritten says whether it did.
+	rewriteEdges, edgesRewritten bool
+	delta                        pg.RepoDelta // guarded by mu
 
 	// before holds the paths stored when the run began (nil: not known, and
 	// forget asks for every path); touched, guarded by mu, those this run has
@@ -368,7 +376,7 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 		pending = append(pending, rows.pending...)
-		if err := copyFileRows(ctx, tx, w.db, &rows); err != nil {
+		if err := copyFileRows(ctx, tx, w.db, &rows, w.direct); err != nil {
 			return err
 		}
 		after, err = w.countFiles(ctx, tx, paths)
@@ -381,32 +389,34 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 	return pending, nil
 }
 
-// copyFileRows bulk-loads the rows of a batch of files.
-func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows) error {
-	if err := copyRows(ctx, tx, db, "files", []string{"repository_id", "id", "path", "dir",
-		"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-		"secrets_redacted", "is_test", "mtime_ns"}, rows.files); err != nil {
-		return err
+// copyFileRows bulk-loads the rows of a batch of files: straight into the
+// tables when direct (writer.direct), else through the staging tables.
+func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, direct bool) error {
+	loads := []tableLoad{
+		{"files", []string{"repository_id", "id", "path", "dir",
+			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
+			"secrets_redacted", "is_test", "mtime_ns"}, rows.files, ""},
+		{"symbols", []string{"repository_id", "id", "file_id",
+			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
+			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
+			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
+			"skeleton", "doc_length", "result_type", "embeds"}, rows.symbols, ""},
+		{"edges", edgeColumns, rows.edges, ""},
+		// In term order: the batch's rows then land next to each other in the
+		// term index instead of at random places across it.
+		{"postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
+			`repository_id, term, file_id`},
+		{"symbol_embeddings", []string{"repository_id", "symbol_id",
+			"model", "content_hash", "embedding"}, rows.vectors, ""},
 	}
-	if err := copyRows(ctx, tx, db, "symbols", []string{"repository_id", "id", "file_id",
-		"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
-		"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
-		"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-		"skeleton", "doc_length", "result_type", "embeds"}, rows.symbols); err != nil {
-		return err
+	if direct {
+		sortPostingRows(rows.postings)
+		return copyDirect(ctx, tx, loads)
 	}
-	if err := copyRows(ctx, tx, db, "edges", edgeColumns, rows.edges); err != nil {
-		return err
-	}
-	// In term order: the batch's rows then land next to each other in the
-	// term index instead of at random places across it.
-	if err := copyRowsOrdered(ctx, tx, db, "postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
-		`repository_id, term, file_id`); err != nil {
-		return err
-	}
-	if err := copyRows(ctx, tx, db, "symbol_embeddings", []string{"repository_id", "symbol_id",
-		"model", "content_hash", "embedding"}, rows.vectors); err != nil {
-		return err
+	for _, l := range loads {
+		if err := copyRowsOrdered(ctx, tx, db, l.table, l.cols, l.rows, l.order); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -49,3 +49,22 @@ func (db *DB) ownerConn(ctx context.Context) (*pgx.Conn, error) {
 	}
 	return conn, err
 }
+
+// SessionBypassesRLS reports whether the URL's user, the session user of the
+// pool's connections (which act as AppRole), bypasses row-level security: a
+// superuser or a role with BYPASSRLS, as the embedded cluster's postgres is.
+// Such a session may load rows with COPY straight into the tables that
+// row-level security guards (SET LOCAL ROLE NONE for the load), where
+// AppRole must COPY into a staging table and move the rows with an INSERT.
+// Never on Citus, whose workers refuse that COPY whatever the role.
+func (db *DB) SessionBypassesRLS(ctx context.Context) (bool, error) {
+	if db.Distributed {
+		return false, nil
+	}
+	var ok bool
+	err := db.Pool.QueryRow(ctx, `SELECT coalesce((SELECT rolsuper OR rolbypassrls FROM pg_roles WHERE rolname = session_user), false)`).Scan(&ok)
+	if err != nil {
+		return false, fmt.Errorf("look up the session user's row-level security: %w", err)
+	}
+	return ok, nil
+}

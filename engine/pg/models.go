@@ -110,22 +110,19 @@ func (db *DB) DeferModelIndex(ctx context.Context, m Model) (bool, error) {
 	return dropped, nil
 }
 
-// BuildModelIndex (re)creates the model's HNSW indexes, with room to build in memory.
+// BuildModelIndex (re)creates the model's HNSW indexes, with room to build in
+// memory, under the build lock: two first loads of one database at once both
+// deferred the index, and their two CREATE INDEX IF NOT EXISTS racing in the
+// catalog failed one of them (a duplicate key in pg_class).
 func (db *DB) BuildModelIndex(ctx context.Context, m Model) error {
-	conn, err := ConnectOwner(ctx, db.URL)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if err := setBuildSession(ctx, conn); err != nil {
-		return fmt.Errorf("build HNSW index of %s: %w", m.Name, err)
-	}
-	for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {
-		if _, err := conn.Exec(ctx, hnswDDL(table, m)); err != nil {
-			return fmt.Errorf("build HNSW index of %s on %s: %w", m.Name, table, err)
+	return db.withBuildConn(ctx, "spelunk vector indexes", func(conn *pgx.Conn) error {
+		for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {
+			if _, err := conn.Exec(ctx, hnswDDL(table, m)); err != nil {
+				return fmt.Errorf("build HNSW index of %s on %s: %w", m.Name, table, err)
+			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // ModelIndexName is a short, stable identifier for a model's indexes.

@@ -1,0 +1,96 @@
+package index_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// bulkFixture is a git repository of three copies of the fixture (210 files,
+// enough for a first load to defer the edge indexes, and names defined in
+// several directories, so that many edges are ambiguous).
+func bulkFixture(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "bulk")
+	for _, d := range []string{"a", "b", "c"} {
+		if err := os.CopyFS(filepath.Join(root, d), os.DirFS(indextest.FixtureDir())); err != nil {
+			t.Fatal(err)
+		}
+		if d != "a" { // one module of each path: which of three copies a Go import names is not decided
+			mod := filepath.Join(root, d, "go.mod")
+			if err := os.WriteFile(mod, []byte("module example.com/"+d+"\n\ngo 1.22\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	indextest.Git(t, root, "init", "-q", "-b", "main")
+	indextest.Git(t, root, "add", "-A")
+	indextest.Git(t, root, "commit", "-q", "-m", "bulk")
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+// TestFirstLoadEdgeRewriteEqualsUpdate: a first load of a database, which
+// writes its edges once more with their decisions (resolve_rewrite.go),
+// leaves the rows the update of the decisions leaves; so do two first loads
+// of one database at once, each of which may find the other's edges and
+// update instead.
+func TestFirstLoadEdgeRewriteEqualsUpdate(t *testing.T) {
+	root := bulkFixture(t)
+	ctx := context.Background()
+	load := func(opts index.Options) ([]string, bool) {
+		db := pgtest.Open(t)
+		var rewrote bool
+		index.ReportEdgeRewrite(&opts, &rewrote)
+		sum, err := index.New(db, hashing()).Index(ctx, root, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return indextest.Rows(t, db, sum.RepositoryID), rewrote
+	}
+	rewritten, rewrote := load(index.Options{})
+	if !rewrote {
+		t.Fatal("the first load did not rewrite its edges")
+	}
+	var keep index.Options
+	index.KeepEdgeUpdate(&keep)
+	updated, rewrote := load(keep)
+	if rewrote {
+		t.Fatal("the first load told to update its edges rewrote them")
+	}
+	if d := indextest.DiffRows(rewritten, updated, 20); d != "" {
+		t.Fatalf("rewritten edges differ from updated ones:\n%s", d)
+	}
+
+	// Two first loads into one database at once: a clone of the tree beside it.
+	other := filepath.Join(t.TempDir(), "other")
+	indextest.Git(t, filepath.Dir(other), "clone", "-q", root, other)
+	db := pgtest.Open(t)
+	ids := make([]int64, 2)
+	var g errgroup.Group
+	for i, dir := range []string{root, other} {
+		g.Go(func() error {
+			sum, err := index.New(db, hashing()).Index(ctx, dir, index.Options{})
+			ids[i] = sum.RepositoryID
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if d := indextest.DiffRows(indextest.Rows(t, db, id), updated, 20); d != "" {
+			t.Fatalf("repository %d of two loaded at once differs from a clean index:\n%s", i, d)
+		}
+	}
+}
