@@ -1,9 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
+	"strings"
 
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/spelunkhq/spelunk/engine/embed"
@@ -72,7 +77,19 @@ func newModelLearnCmd() *cobra.Command {
 			}
 			o := learn.Options{Rev: rev, Workers: 2}
 			o.Tune.Epochs = epochs
+			if isatty.IsTerminal(os.Stderr.Fd()) {
+				o.Progress = func(stage string, done, total int) {
+					line := stage
+					if done > 0 {
+						line = fmt.Sprintf("%s  %d", stage, done)
+					}
+					statusLine(clipColumns(line, terminalWidth(os.Stderr)-1))
+				}
+			}
 			res, err := learn.Learn(cmd.Context(), dir, base, o)
+			if o.Progress != nil {
+				statusLine("") // the results go on lines of their own
+			}
 			if err != nil {
 				return err
 			}
@@ -80,8 +97,8 @@ func newModelLearnCmd() *cobra.Command {
 				return fmt.Errorf("write %s: %w", out, err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, %d pairs trained on %v, %.1f s (mining %.1f s)\n",
-				out, res.Name, res.Rows, res.Trained, res.Pairs, res.Took.Seconds(), res.Mining.Seconds())
+			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, trained on %d of %d pairs mined (%s), %.1f s (mining %.1f s)\n",
+				out, res.Name, res.Rows, res.Trained, res.Trained+res.Heldout, pairKinds(res.Pairs), res.Took.Seconds(), res.Mining.Seconds())
 			fmt.Fprintf(w, "held-out pairs (%d): MRR %.3f with %s, %.3f learned\n", res.Heldout, res.Before, base.Name(), res.After)
 			return nil
 		},
@@ -90,6 +107,17 @@ func newModelLearnCmd() *cobra.Command {
 	cmd.Flags().StringVar(&rev, "rev", "", "learn from the repository as of this commit (default: the working tree and HEAD)")
 	cmd.Flags().IntVar(&epochs, "epochs", 0, "passes over the pairs (default 3)")
 	return cmd
+}
+
+// pairKinds lists mined pairs by kind, most first: "commit 357, readme 35".
+func pairKinds(byKind map[string]int) string {
+	kinds := slices.Collect(maps.Keys(byKind))
+	slices.SortFunc(kinds, func(a, b string) int { return cmp.Or(byKind[b]-byKind[a], strings.Compare(a, b)) })
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%s %d", k, byKind[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // baseCodeModel is the model learn starts from: the file SPELUNK_CODE_MODEL

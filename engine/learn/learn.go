@@ -30,6 +30,15 @@ type Options struct {
 	Tune    TuneOptions
 	// Workers parse files in parallel (default 1).
 	Workers int
+	// Progress, when set, hears what the run is doing: the stage, and a count
+	// (pairs mined so far, or the epoch) out of a total (0: unknown).
+	Progress func(stage string, done, total int)
+}
+
+func (o Options) progress(stage string, done, total int) {
+	if o.Progress != nil {
+		o.Progress(stage, done, total)
+	}
 }
 
 // Result is what [Learn] made.
@@ -57,6 +66,7 @@ const maxCodeBytes = 1500
 func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Result, error) {
 	start := time.Now()
 	res := Result{Pairs: map[string]int{}}
+	o.progress("reading the tree", 0, 0)
 	tree, cleanup, err := treeAt(ctx, dir, o.Rev)
 	if err != nil {
 		return res, err
@@ -70,6 +80,9 @@ func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Resu
 				seen[k] = true
 				mined = append(mined, p)
 				res.Pairs[p.Kind]++
+				if len(mined)%100 == 0 {
+					o.progress("mining pairs", len(mined), 0)
+				}
 			}
 		})
 	if err != nil {
@@ -80,6 +93,7 @@ func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Resu
 	}
 	res.Mining = time.Since(start)
 	train, held := split(examples(base, mined), o.Holdout, o.Tune.withDefaults().Seed)
+	o.progress(fmt.Sprintf("training on %d pairs", len(train)), 0, 0)
 	rows, losses, err := Tune(ctx, base, train, o.Tune)
 	if err != nil {
 		return res, err
