@@ -99,6 +99,10 @@ func newModelLearnCmd() *cobra.Command {
 			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "wrote %s: %s, %d rows changed, trained on %d of %d pairs mined (%s), %.1f s (mining %.1f s)\n",
 				out, res.Name, res.Rows, res.Trained, res.Trained+res.Heldout, pairKinds(res.Pairs), res.Took.Seconds(), res.Mining.Seconds())
+			if res.Heldout == 0 {
+				fmt.Fprintln(w, "no pairs held out: too few to score the learned model")
+				return nil
+			}
 			fmt.Fprintf(w, "held-out pairs (%d): MRR %.3f with %s, %.3f learned\n", res.Heldout, res.Before, base.Name(), res.After)
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -66,6 +67,13 @@ const maxCodeBytes = 1500
 func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Result, error) {
 	start := time.Now()
 	res := Result{Pairs: map[string]int{}}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return res, fmt.Errorf("learn: %s is not a directory", dir)
+	}
+	gitDir := "" // the miner reads the history of dir when dir is a work tree's top
+	if o.Rev != "" {
+		gitDir = dir
+	}
 	o.progress("reading the tree", 0, 0)
 	tree, cleanup, err := treeAt(ctx, dir, o.Rev)
 	if err != nil {
@@ -74,7 +82,7 @@ func Learn(ctx context.Context, dir string, base *embed.Static, o Options) (Resu
 	defer cleanup()
 	var mined []pairs.Pair
 	seen := map[uint64]bool{}
-	err = pairs.Mine(ctx, filepath.Base(dir), tree, pairs.Options{Workers: o.Workers, Commits: true, GitDir: dir, Rev: o.Rev},
+	err = pairs.Mine(ctx, filepath.Base(dir), tree, pairs.Options{Workers: o.Workers, Commits: true, GitDir: gitDir, Rev: o.Rev},
 		func(p pairs.Pair) {
 			if k := pairs.Key(p); !seen[k] && strings.TrimSpace(p.Query) != "" {
 				seen[k] = true
