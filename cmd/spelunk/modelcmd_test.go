@@ -71,7 +71,7 @@ func TestModelLearn(t *testing.T) {
 	runGit("commit", "-q", "-m", "refunds and reservations for cancelled orders")
 	out := filepath.Join(t.TempDir(), "learned.bin")
 	code, stdout, stderr := spelunk(t, "model", "learn", repo, "--out", out)
-	if code != 0 || !strings.Contains(stdout, "spelunk-code-256d-v1-learned-") || !strings.Contains(stdout, "held-out pairs") {
+	if code != 0 || !strings.Contains(stdout, "spelunk-code-256d-v1-learned-") || !strings.Contains(stdout, "no pairs held out") {
 		t.Fatalf("model learn: exit %d\n%s%s", code, stdout, stderr)
 	}
 	s, err := embed.LoadStaticFile(out)
