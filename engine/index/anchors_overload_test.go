@@ -30,6 +30,27 @@ def other(x):
     return x
 `
 
+// anchorOverload indexes root (comp.py written) and adds a memory anchored to
+// comp.py:8, the definition after the overloads.
+func anchorOverload(t *testing.T, root string) (*index.Indexer, *memory.Store, memory.Added) {
+	t.Helper()
+	indextest.Git(t, root, "init", "-q", "-b", "main")
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	sum, err := ix.Index(ctx, root, index.Options{WorkingTree: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := memory.New(db, sum.RepositoryID, memory.Options{Embedder: hashing()})
+	a, err := st.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "alice",
+		Text: "the shell lookup must stay total", Anchors: []string{"comp.py:8"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix, st, a
+}
+
 // TestAnchorOnAnOverloadStaysCurrent: a memory anchored (path:line) to a
 // function that has overloads before it stays current when another
 // definition of its file changes: the check compared the anchor with the
@@ -47,20 +68,8 @@ func TestAnchorOnAnOverloadStaysCurrent(t *testing.T) {
 		}
 	}
 	writeFile(overloaded)
-	indextest.Git(t, root, "init", "-q", "-b", "main")
 	ctx := context.Background()
-	db := pgtest.Open(t)
-	ix := index.New(db, hashing())
-	sum, err := ix.Index(ctx, root, index.Options{WorkingTree: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := memory.New(db, sum.RepositoryID, memory.Options{Embedder: hashing()})
-	a, err := st.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "alice",
-		Text: "the shell lookup must stay total", Anchors: []string{"comp.py:8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, st, a := anchorOverload(t, root)
 	if len(a.Memory.Anchors) != 1 || a.Memory.Anchors[0].Name != "completion_class" {
 		t.Fatalf("anchors %+v, want completion_class", a.Memory.Anchors)
 	}
@@ -95,20 +104,8 @@ func TestReviewOfAnOverloadReadsTheAnchoredDefinition(t *testing.T) {
 		}
 	}
 	write("    return len(shell)\n")
-	indextest.Git(t, root, "init", "-q", "-b", "main")
 	ctx := context.Background()
-	db := pgtest.Open(t)
-	ix := index.New(db, hashing())
-	sum, err := ix.Index(ctx, root, index.Options{WorkingTree: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := memory.New(db, sum.RepositoryID, memory.Options{Embedder: hashing()})
-	a, err := st.Add(ctx, memory.NewMemory{Kind: memory.KindRule, Author: "alice",
-		Text: "the shell lookup must stay total", Anchors: []string{"comp.py:8"}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix, st, a := anchorOverload(t, root)
 	edit := func(body string) memory.Memory {
 		t.Helper()
 		write(body)

@@ -23,15 +23,7 @@ type ownServer struct {
 // startOwnServer starts a throwaway cluster with a spelunk database.
 func startOwnServer(t *testing.T) *ownServer {
 	t.Helper()
-	c := pgtest.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.EnsureDatabase(ctx, "spelunk"); err != nil {
-		t.Fatal(err)
-	}
+	c := pgtest.StartedCluster(t)
 	return &ownServer{c: c, url: c.URL("spelunk")}
 }
 

@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
@@ -16,16 +15,7 @@ import (
 // test may stop and start (the shared pgtest server must never be stopped).
 func ownCluster(t *testing.T) *pg.Cluster {
 	t.Helper()
-	c := pgtest.Cluster(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.EnsureDatabase(ctx, "spelunk"); err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return pgtest.StartedCluster(t)
 }
 
 // codeCalls are a valid call of every code tool on the fixture; each answers

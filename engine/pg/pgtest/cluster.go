@@ -53,6 +53,22 @@ func Cluster(t testing.TB) *pg.Cluster {
 	return c
 }
 
+// StartedCluster is a [Cluster] started, with a "spelunk" database: for tests
+// that crash or stop its server under a run.
+func StartedCluster(t testing.TB) *pg.Cluster {
+	t.Helper()
+	c := Cluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.EnsureDatabase(ctx, "spelunk"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // Postmaster is the process id of the server db's pool talks to (the parent of
 // one of its backends), for benchmarks that read the cluster's CPU time
 // (internal/proccpu).
