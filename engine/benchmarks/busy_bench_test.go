@@ -5,7 +5,9 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -100,8 +102,12 @@ func BenchmarkSearchChannels(b *testing.B) {
 		{"hybrid_expand", search.Options{Expand: search.ExpandOn}, queries},
 		{"issue5k", search.Options{}, issueTexts(b, db, repoID, 20)},
 	}
+	only := os.Getenv("SPELUNK_BENCH_MODES") // e.g. "hybrid,issue5k": those modes alone
 	for b.Loop() {
 		for _, m := range modes {
+			if only != "" && !slices.Contains(strings.Split(only, ","), m.name) {
+				continue
+			}
 			query := func(i int) error {
 				_, err := s.Search(ctx, m.queries[i%len(m.queries)], m.opts)
 				return err

@@ -59,16 +59,9 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 			return err
 		}
 	}
-	if len(r.opts.Paths) == 0 { // a run over a few paths (a save, index_file) adds too few vectors to matter
-		need, err := ix.db.NeedsRepoVectorIndex(ctx, r.w.repoID, model)
-		if err != nil {
+	if len(r.opts.Paths) == 0 { // a run over a few paths (a save, index_file) adds too few rows to matter
+		if err := r.buildOwnIndexes(ctx, model); err != nil {
 			return err
-		}
-		if need {
-			r.prog.besidePhase("building the repository's vector index")
-			if err := ix.db.BuildRepoVectorIndex(ctx, r.w.repoID, model); err != nil {
-				return err
-			}
 		}
 	}
 	if !r.bulk() {
@@ -76,4 +69,29 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 	}
 	r.prog.besidePhase("analyzing")
 	return r.w.db.Analyze(ctx, "postings", "symbol_embeddings")
+}
+
+// buildOwnIndexes builds the repository's own vector and name indexes when
+// other repositories' rows crowd the shared ones (pg.NeedsRepoVectorIndex,
+// pg.NeedsRepoNameIndex).
+func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model) error {
+	db, repo := r.ix.db, r.w.repoID
+	need, err := db.NeedsRepoVectorIndex(ctx, repo, model)
+	if err != nil {
+		return err
+	}
+	if need {
+		r.prog.besidePhase("building the repository's vector index")
+		if err := db.BuildRepoVectorIndex(ctx, repo, model); err != nil {
+			return err
+		}
+	}
+	if need, err = db.NeedsRepoNameIndex(ctx, repo); err != nil {
+		return err
+	}
+	if need {
+		r.prog.besidePhase("building the repository's name index")
+		return db.BuildRepoNameIndex(ctx, repo)
+	}
+	return nil
 }

@@ -89,29 +89,86 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 // test model, and returns its id.
 func seedVectors(t *testing.T, db *pg.DB, name string, n int) int64 {
 	t.Helper()
+	repo := seedSymbols(t, db, name, n)
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
+		SELECT $1, g, 'test-model-repoidx', 'h'||g, ('['||sin(g)||','||cos(g)||','||sin(2*g)||','||cos(3*g)||']')::vector
+		FROM generate_series(1, $2::int) g`, repo, n); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// seedSymbols inserts a repository with one file of n symbols and returns its id.
+func seedSymbols(t *testing.T, db *pg.DB, name string, n int) int64 {
+	t.Helper()
 	ctx := context.Background()
 	var repo int64
 	err := db.Pool.QueryRow(ctx, `INSERT INTO repositories (name, root) VALUES ($1, '/'||$1) RETURNING id`, name).Scan(&repo)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stmt := range []string{
-		`INSERT INTO files (repository_id, id, path, revision, status) VALUES ($1, 1, 'a.go', 'r', 'indexed')`,
-		`INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO files (repository_id, id, path, revision, status) VALUES ($1, 1, 'a.go', 'r', 'indexed')`, repo); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
 			start_byte, end_byte, content, content_hash, revision)
 			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, 'function', g, g, 0, 1, 'x', 'h'||g, 'r'
-			FROM generate_series(1, $2::int) g`,
-		`INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
-			SELECT $1, g, 'test-model-repoidx', 'h'||g, ('['||sin(g)||','||cos(g)||','||sin(2*g)||','||cos(3*g)||']')::vector
-			FROM generate_series(1, $2::int) g`,
-	} {
-		args := []any{repo}
-		if strings.Contains(stmt, "$2") {
-			args = append(args, n)
+			FROM generate_series(1, $2::int) g`, repo, n); err != nil {
+		t.Fatal(err)
+	}
+	return repo
+}
+
+// TestRepoNameIndexServesItsRepository builds a repository's own trigram index
+// of its names once other repositories' symbols crowd the shared one, and
+// checks that the symbol channel's near-miss query (the repository bound as a
+// parameter, as pgx sends it) is planned on it.
+func TestRepoNameIndexServesItsRepository(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	big := seedSymbols(t, db, "big", pg.RepoVectorIndexMin)
+	// Alone in the shared index, the repository has nothing to step over.
+	if need, err := db.NeedsRepoNameIndex(ctx, big); err != nil || need {
+		t.Fatalf("the only repository needs its own name index: %v (err %v)", need, err)
+	}
+	seedSymbols(t, db, "other", pg.RepoVectorIndexMin/2)
+	small := seedSymbols(t, db, "small", 50)
+	for _, tc := range []struct {
+		repo int64
+		want bool
+	}{{big, true}, {small, false}} {
+		if need, err := db.NeedsRepoNameIndex(ctx, tc.repo); err != nil || need != tc.want {
+			t.Fatalf("repository %d needs its own name index: %v (err %v), want %v", tc.repo, need, err, tc.want)
 		}
-		if _, err := db.Pool.Exec(ctx, stmt, args...); err != nil {
+	}
+	for range 2 { // a second build finds the index and does nothing
+		if err := db.BuildRepoNameIndex(ctx, big); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return repo
+	if need, err := db.NeedsRepoNameIndex(ctx, big); err != nil || need {
+		t.Fatalf("after the build the repository still needs a name index: %v (err %v)", need, err)
+	}
+	if _, err := db.Pool.Exec(ctx, `ANALYZE symbols`); err != nil {
+		t.Fatal(err)
+	}
+	var plan strings.Builder
+	rows, err := db.Pool.Query(ctx, `EXPLAIN SELECT s.id FROM symbols s
+		WHERE s.repository_id = $1 AND lower(s.name) % 'f1234x'`, big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan.WriteString(line + "\n")
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if name := pg.RepoNameIndexName(big); !strings.Contains(plan.String(), name) {
+		t.Fatalf("the near-miss query of the big repository is not planned on %s:\n%s", name, plan.String())
+	}
 }
