@@ -48,14 +48,9 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	query, args := bm25SQL, []any{s.repoID, terms, q.repeats, limit, float64(n), words, q.src}
-	byFile := p.filter
-	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
-	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
-		query += "\n\tJOIN files ff ON ff.repository_id = $1 AND ff.id = p.file_id WHERE true" + cond
-		args = append(args, fargs...)
-	}
-	rows, err := s.db.Pool.Query(ctx, query, args...)
+	// A row holds the postings of several files (migration 0021): the filter is
+	// checked on the scored chunks, every condition of it.
+	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, q.repeats, limit, float64(n), words, q.src)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
@@ -89,7 +84,7 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if p.evidence != nil {
 		*p.evidence = ev
 	}
-	if p.filter.fileLevel() {
+	if p.filter.Empty() {
 		return topHits(scores, channelDepth), nil
 	}
 	hits, err := s.keepFiltered(ctx, p.filter, topHits(scores, len(scores)))
