@@ -66,14 +66,19 @@ type groupKey struct {
 // neither loses nor gains a posting stay as they are; the others are deleted
 // here and returned, rewritten, for the COPY with the other rows (whose rows
 // without postings are simply not returned). A group nothing stored touches
-// (a batch's new files) is not read at all.
+// (a batch's new files) is not read at all. touched is sorted (groupsOf).
 func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64, gone []int64,
 	files []filePostings) ([][]any, error) {
-	merged := map[groupKey][]postings.Posting{}
 	changed := map[groupKey]bool{}
+	for _, f := range files {
+		for term := range f.terms {
+			changed[groupKey{f.group, term}] = true
+		}
+	}
+	merged := map[groupKey][]postings.Posting{}
 	if len(touched) > 0 {
 		var err error
-		if merged, changed, err = w.readGroups(ctx, q, touched, gone); err != nil {
+		if merged, err = w.readGroups(ctx, q, touched, gone, changed); err != nil {
 			return nil, err
 		}
 	}
@@ -81,7 +86,6 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 		for term, ps := range f.terms {
 			k := groupKey{f.group, term}
 			merged[k] = append(merged[k], ps...)
-			changed[k] = true
 		}
 	}
 	var delGroups []int64
@@ -95,12 +99,14 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 	})
 	var rows [][]any
 	for _, k := range keys {
-		delGroups, delTerms = append(delGroups, k.group), append(delTerms, k.term)
+		if _, stored := slices.BinarySearch(touched, k.group); stored {
+			delGroups, delTerms = append(delGroups, k.group), append(delTerms, k.term)
+		}
 		if ps := merged[k]; len(ps) > 0 {
 			rows = append(rows, []any{w.repoID, k.group, k.term, len(ps), postings.Encode(nil, ps)})
 		}
 	}
-	if len(touched) > 0 && len(delGroups) > 0 {
+	if len(delGroups) > 0 {
 		if _, err := q.Exec(ctx, `DELETE FROM postings p USING unnest($2::bigint[], $3::text[]) AS d(g, t)
 			WHERE p.repository_id = $1 AND p.group_id = d.g AND p.term = d.t`, w.repoID, delGroups, delTerms); err != nil {
 			return nil, fmt.Errorf("delete the rewritten postings rows: %w", err)
@@ -110,10 +116,11 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 }
 
 // readGroups locks the groups touched and reads their rows, leaving out the
-// postings of the symbols gone: it returns every row's remaining postings and
-// which rows lost any.
-func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gone []int64) (
-	map[groupKey][]postings.Posting, map[groupKey]bool, error) {
+// postings of the symbols gone. It returns the remaining postings of the rows
+// that lost any or that changed already names (rows gaining postings), and
+// adds the former to changed; a row neither loses nor gains is left alone.
+func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gone []int64,
+	changed map[groupKey]bool) (map[groupKey][]postings.Posting, error) {
 	locks := make([]int32, 0, len(touched))
 	for _, g := range touched {
 		h := fnv.New32a()
@@ -123,7 +130,7 @@ func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gon
 	slices.Sort(locks) // one order for every writer: no deadlock between them
 	locks = slices.Compact(locks)
 	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k`, groupLockSpace, locks); err != nil {
-		return nil, nil, fmt.Errorf("lock %d postings groups: %w", len(touched), err)
+		return nil, fmt.Errorf("lock %d postings groups: %w", len(touched), err)
 	}
 	drop := make(map[int64]bool, len(gone))
 	for _, id := range gone {
@@ -132,31 +139,37 @@ func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gon
 	rows, err := q.Query(ctx, `SELECT group_id, term, data FROM postings WHERE repository_id = $1 AND group_id = ANY ($2)`,
 		w.repoID, touched)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
+		return nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
 	}
 	merged := map[groupKey][]postings.Posting{}
-	changed := map[groupKey]bool{}
+	seen := map[groupKey]bool{}
 	var k groupKey
 	var data []byte
+	var buf []postings.Posting
 	_, err = pgx.ForEachRow(rows, []any{&k.group, &k.term, &data}, func() error {
-		ps := merged[k]
+		ps, lost := buf[:0], false
 		err := postings.Decode(data, func(p postings.Posting) {
 			if drop[p.Symbol] {
-				changed[k] = true
-				return
+				lost = true
+			} else {
+				ps = append(ps, p)
 			}
-			ps = append(ps, p)
 		})
-		if _, seen := merged[k]; seen {
-			changed[k] = true // two rows of one key (none should be): write one
+		if seen[k] {
+			lost = true // two rows of one key (none should be): write one
 		}
-		merged[k] = ps
+		seen[k] = true
+		if lost || changed[k] {
+			changed[k] = true
+			merged[k] = append(merged[k], ps...)
+		}
+		buf = ps
 		return err
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
+		return nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
 	}
-	return merged, changed, nil
+	return merged, nil
 }
 
 // groupsOf are the distinct non-zero groups of had.
