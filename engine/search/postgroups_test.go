@@ -129,3 +129,44 @@ func splitPostingsByFile(t *testing.T, fx indextest.Indexed) int {
 	}
 	return most
 }
+
+// TestKeepBestIsKeepFilteredCut: the lexical channel checks a filter on its
+// best hits a slice at a time; the result must be the filter over every hit,
+// cut at the depth, for depths that take one round, several, or all.
+func TestKeepBestIsKeepFilteredCut(t *testing.T) {
+	fx := indextest.Fixture(t)
+	ctx := context.Background()
+	s := New(fx.DB, fx.RepoID, fx.Emb)
+	rows, err := fx.DB.Pool.Query(ctx, `SELECT id FROM symbols WHERE repository_id = $1 AND kind <> 'field' ORDER BY md5(id::text)`, fx.RepoID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		t.Fatal(err)
+	}
+	ranked := make([]hit, len(ids))
+	for i, id := range ids {
+		ranked[i] = hit{id: id, score: float64(len(ids) - i)}
+	}
+	_, f, err := ParseFilters("path:billing/ test:no")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := s.keepFiltered(ctx, f, slices.Clone(ranked))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 5 || len(all) > len(ranked)/4 {
+		t.Fatalf("the filter keeps %d of %d hits", len(all), len(ranked))
+	}
+	for _, depth := range []int{1, 2, 5, len(all), len(ranked)} {
+		got, err := s.keepBest(ctx, f, slices.Clone(ranked), depth)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := all[:min(depth, len(all))]; !slices.Equal(got, want) {
+			t.Errorf("depth %d: %v, want %v", depth, got, want)
+		}
+	}
+}
