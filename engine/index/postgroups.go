@@ -66,7 +66,7 @@ type groupKey struct {
 // neither loses nor gains a posting stay as they are; the others are deleted
 // here and returned, rewritten, for the COPY with the other rows (whose rows
 // without postings are simply not returned). A group nothing stored touches
-// (a batch's new files) is not read at all. touched is sorted (groupsOf).
+// (a batch's new files) is not read at all.
 func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64, gone []int64,
 	files []filePostings) ([][]any, error) {
 	changed := map[groupKey]bool{}
@@ -76,9 +76,10 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 		}
 	}
 	merged := map[groupKey][]postings.Posting{}
+	var stale []string // the stored rows rewritten, by ctid
 	if len(touched) > 0 {
 		var err error
-		if merged, err = w.readGroups(ctx, q, touched, gone, changed); err != nil {
+		if merged, stale, err = w.readGroups(ctx, q, touched, gone, changed); err != nil {
 			return nil, err
 		}
 	}
@@ -88,8 +89,6 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 			merged[k] = append(merged[k], ps...)
 		}
 	}
-	var delGroups []int64
-	var delTerms []string
 	keys := make([]groupKey, 0, len(changed))
 	for k := range changed {
 		keys = append(keys, k)
@@ -99,16 +98,16 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 	})
 	var rows [][]any
 	for _, k := range keys {
-		if _, stored := slices.BinarySearch(touched, k.group); stored {
-			delGroups, delTerms = append(delGroups, k.group), append(delTerms, k.term)
-		}
 		if ps := merged[k]; len(ps) > 0 {
 			rows = append(rows, []any{w.repoID, k.group, k.term, len(ps), postings.Encode(nil, ps)})
 		}
 	}
-	if len(delGroups) > 0 {
-		if _, err := q.Exec(ctx, `DELETE FROM postings p USING unnest($2::bigint[], $3::text[]) AS d(g, t)
-			WHERE p.repository_id = $1 AND p.group_id = d.g AND p.term = d.t`, w.repoID, delGroups, delTerms); err != nil {
+	if len(stale) > 0 {
+		// By ctid: under the group's lock, read in this transaction, the rows
+		// stay where they were read. By (group, term) the term index found
+		// each term's rows of every group: 23 ms for 500 terms at $GOROOT/src.
+		if _, err := q.Exec(ctx, `DELETE FROM postings WHERE repository_id = $1 AND ctid = ANY ($2::text[]::tid[])`,
+			w.repoID, stale); err != nil {
 			return nil, fmt.Errorf("delete the rewritten postings rows: %w", err)
 		}
 	}
@@ -118,9 +117,10 @@ func (w *writer) postingsChange(ctx context.Context, q querier, touched []int64,
 // readGroups locks the groups touched and reads their rows, leaving out the
 // postings of the symbols gone. It returns the remaining postings of the rows
 // that lost any or that changed already names (rows gaining postings), and
-// adds the former to changed; a row neither loses nor gains is left alone.
+// adds the former to changed, with those rows' ctids (to delete); a row that
+// neither loses nor gains is left alone.
 func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gone []int64,
-	changed map[groupKey]bool) (map[groupKey][]postings.Posting, error) {
+	changed map[groupKey]bool) (map[groupKey][]postings.Posting, []string, error) {
 	locks := make([]int32, 0, len(touched))
 	for _, g := range touched {
 		h := fnv.New32a()
@@ -130,23 +130,24 @@ func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gon
 	slices.Sort(locks) // one order for every writer: no deadlock between them
 	locks = slices.Compact(locks)
 	if _, err := q.Exec(ctx, `SELECT pg_advisory_xact_lock($1, k) FROM unnest($2::int4[]) AS k`, groupLockSpace, locks); err != nil {
-		return nil, fmt.Errorf("lock %d postings groups: %w", len(touched), err)
+		return nil, nil, fmt.Errorf("lock %d postings groups: %w", len(touched), err)
 	}
 	drop := make(map[int64]bool, len(gone))
 	for _, id := range gone {
 		drop[id] = true
 	}
-	rows, err := q.Query(ctx, `SELECT group_id, term, data FROM postings WHERE repository_id = $1 AND group_id = ANY ($2)`,
+	rows, err := q.Query(ctx, `SELECT ctid::text, group_id, term, data FROM postings WHERE repository_id = $1 AND group_id = ANY ($2)`,
 		w.repoID, touched)
 	if err != nil {
-		return nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
+		return nil, nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
 	}
 	merged := map[groupKey][]postings.Posting{}
-	seen := map[groupKey]bool{}
 	var k groupKey
+	var at string
 	var data []byte
 	var buf []postings.Posting
-	_, err = pgx.ForEachRow(rows, []any{&k.group, &k.term, &data}, func() error {
+	var stale []string
+	_, err = pgx.ForEachRow(rows, []any{&at, &k.group, &k.term, &data}, func() error {
 		ps, lost := buf[:0], false
 		err := postings.Decode(data, func(p postings.Posting) {
 			if drop[p.Symbol] {
@@ -155,21 +156,18 @@ func (w *writer) readGroups(ctx context.Context, q querier, touched []int64, gon
 				ps = append(ps, p)
 			}
 		})
-		if seen[k] {
-			lost = true // two rows of one key (none should be): write one
-		}
-		seen[k] = true
 		if lost || changed[k] {
 			changed[k] = true
 			merged[k] = append(merged[k], ps...)
+			stale = append(stale, at)
 		}
 		buf = ps
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
+		return nil, nil, fmt.Errorf("read %d postings groups: %w", len(touched), err)
 	}
-	return merged, nil
+	return merged, stale, nil
 }
 
 // groupsOf are the distinct non-zero groups of had.
