@@ -109,8 +109,8 @@ func copyDirect(ctx context.Context, tx pgx.Tx, loads []tableLoad) error {
 	return nil
 }
 
-// sortPostingRows puts postings rows (repository_id, file_id, term, n, data)
-// in (term, file_id) order, bytewise: the order of the staging table's move
+// sortPostingRows puts postings rows (repository_id, group_id, term, n, data)
+// in (term, group_id) order, bytewise: the order of the staging table's move
 // where the database's collation is C, as the embedded cluster's is, and
 // close to it elsewhere (only where rows land in the table depends on it).
 func sortPostingRows(rows [][]any) {

@@ -17,8 +17,9 @@ import (
 var ErrBusy = errors.New("another index of the repository is running")
 
 // lockSpace is the first key of the two-key advisory locks that serialise index
-// runs. Nothing else in spelunk takes two-key locks, so these never collide with
-// the single-key ones (migrations, model registration, memory).
+// runs. Nothing else in spelunk takes two-key locks but the postings groups'
+// (groupLockSpace, another first key), so these never collide with the
+// single-key ones (migrations, model registration, memory).
 const lockSpace int32 = 0x5350_4c4b // "SPLK"
 
 // runLock is a session advisory lock on one repository, held on a connection of

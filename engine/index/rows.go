@@ -13,20 +13,22 @@ import (
 type fileRows struct {
 	files, symbols, edges, vectors, postings [][]any
 	pending                                  []pendingSymbol
+	posted                                   []filePostings // each file's postings, made into rows by postingsChange
 }
 
 // add appends the rows of file p, whose file id is fid and whose chunks and
-// fields take the symbol ids ids (chunks first, then fields, in order).
-// kept says which stored rows of the symbols may stay (vectors.go).
-func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
+// fields take the symbol ids ids (chunks first, then fields, in order), in
+// postings group group. kept says which stored rows of the symbols may stay
+// (vectors.go).
+func (r *fileRows) add(w *writer, p *parsed, fid, group int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
 	r.files = append(r.files, []any{w.repoID, fid, p.Path, dirOf(p.Path), nullIfEmpty(p.BlobSHA), p.revision,
 		nullIfEmpty(p.language), p.Size, nullIfEmpty(p.hash), p.status, nullIfEmpty(p.skip),
-		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime})
+		nonNil(p.notes), p.secrets, IsTest(p.Path), p.mtime, group})
 	if p.file == nil {
 		return
 	}
 	chunkIDs := ids[:len(p.file.Symbols)]
-	r.addChunks(w, p, fid, chunkIDs, reuse, kept)
+	r.addChunks(w, p, fid, group, chunkIDs, reuse, kept)
 	r.addFields(w, p, fid, chunkIDs, ids[len(p.file.Symbols):])
 	for k, imp := range p.file.Imports {
 		var tp any
@@ -55,7 +57,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid int64, ids []int64, reuse map[s
 
 // addChunks appends the rows of p's chunks: symbols, their postings, vectors
 // reused by content hash (or a pending embedding), and containment edges.
-func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
+func (r *fileRows) addChunks(w *writer, p *parsed, fid, group int64, ids []int64, reuse map[string]pgvector.HalfVector, kept *keptRows) {
 	isTest := IsTest(p.Path)
 	texts := p.texts()
 	terms := map[string][]postings.Posting{}
@@ -97,8 +99,8 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 				pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
 		}
 	}
-	for term, ps := range terms {
-		r.postings = append(r.postings, []any{w.repoID, fid, term, len(ps), postings.Encode(nil, ps)})
+	if len(terms) > 0 {
+		r.posted = append(r.posted, filePostings{group: group, terms: terms})
 	}
 }
 

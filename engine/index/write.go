@@ -281,7 +281,18 @@ func (w *writer) deleteFiles(ctx context.Context, paths []string) error {
 	if err := w.dropVectors(ctx, w.db.Pool, ids, nil); err != nil {
 		return err
 	}
-	if err := w.deleteFileRows(ctx, w.db.Pool, paths); err != nil {
+	// One transaction: the group locks of postingsChange hold until the rows are rewritten.
+	if err := pg.InTx(ctx, w.db.Pool, func(tx pgx.Tx) error {
+		had, err := w.deleteFileRows(ctx, tx, paths)
+		if err != nil {
+			return err
+		}
+		rows, err := w.postingsChange(ctx, tx, groupsOf(had), oldIDs(old), nil)
+		if err != nil {
+			return err
+		}
+		return copyFileRows(ctx, tx, w.db, &fileRows{postings: rows}, w.direct)
+	}); err != nil {
 		return fmt.Errorf("delete %d files: %w", len(paths), err)
 	}
 	w.addTotals(before, pg.RepoDelta{})
@@ -294,27 +305,35 @@ type querier interface {
 	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
 }
 
-// deleteFileRows deletes the files at paths with their symbols, edges and
-// postings. No foreign key cascades (migration 0014: a check per inserted row
-// cost more than half of a bulk load's edge inserts); a file's symbols, edges
-// and postings carry its id, the edges being those its symbols are the sources
-// of. The ids are looked up first so that new files delete nothing: a first
-// load runs without the postings indexes (pg.DeferPostingsIndexes), where each
-// delete by file id scanned the whole table (47 s of a $GOROOT/src load).
-func (w *writer) deleteFileRows(ctx context.Context, q querier, paths []string) error {
-	rows, err := q.Query(ctx, `SELECT id FROM files WHERE repository_id = $1 AND path = ANY ($2)`, w.repoID, paths)
+// deleteFileRows deletes the files at paths with their symbols and edges,
+// and returns each deleted file's postings group (by path), whose rows still
+// hold its postings (postingsChange removes them). No foreign key cascades
+// (migration 0014: a check per inserted row cost more than half of a bulk
+// load's edge inserts); a file's symbols and edges carry its id, the edges
+// being those its symbols are the sources of. The ids are looked up first so
+// that new files delete nothing: a first load runs without the postings
+// indexes (pg.DeferPostingsIndexes), where each delete by file id scanned the
+// whole table (47 s of a $GOROOT/src load).
+func (w *writer) deleteFileRows(ctx context.Context, q querier, paths []string) (map[string]int64, error) {
+	rows, err := q.Query(ctx, `SELECT id, path, coalesce(postings_group, 0) FROM files WHERE repository_id = $1 AND path = ANY ($2)`,
+		w.repoID, paths)
 	if err != nil {
-		return fmt.Errorf("look up files: %w", err)
+		return nil, fmt.Errorf("look up files: %w", err)
 	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil || len(ids) == 0 {
-		return err
+	var ids []int64
+	groups := map[string]int64{}
+	var id, group int64
+	var path string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &path, &group}, func() error {
+		ids, groups[path] = append(ids, id), group
+		return nil
+	}); err != nil || len(ids) == 0 {
+		return groups, err
 	}
 	_, err = q.Exec(ctx, `WITH e AS (DELETE FROM edges WHERE repository_id = $1 AND file_id = ANY ($2)),
-		p AS (DELETE FROM postings WHERE repository_id = $1 AND file_id = ANY ($2)),
 		s AS (DELETE FROM symbols WHERE repository_id = $1 AND file_id = ANY ($2))
 		DELETE FROM files WHERE repository_id = $1 AND id = ANY ($2)`, w.repoID, ids)
-	return err
+	return groups, err
 }
 
 // writeFiles replaces the rows of a batch of files in one transaction, so each file
@@ -356,7 +375,8 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 		if err != nil {
 			return err
 		}
-		if err := w.deleteFileRows(ctx, tx, paths); err != nil {
+		had, err := w.deleteFileRows(ctx, tx, paths)
+		if err != nil {
 			return fmt.Errorf("delete old rows: %w", err)
 		}
 		fileIDs, err := allocIDs(ctx, tx, "files", len(batch))
@@ -368,9 +388,13 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 		kept := w.keptRows(batch, old, ids)
+		groups := assignGroups(batch, fileIDs, had)
 		var rows fileRows
 		for i := range batch {
-			rows.add(w, &batch[i], fileIDs[i], ids[i], reuse, kept)
+			rows.add(w, &batch[i], fileIDs[i], groups[i], ids[i], reuse, kept)
+		}
+		if rows.postings, err = w.postingsChange(ctx, tx, groupsOf(had), oldIDs(old), rows.posted); err != nil {
+			return err
 		}
 		if err := w.dropVectors(ctx, tx, oldIDs(old), kept.vectors); err != nil {
 			return err
@@ -395,7 +419,7 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, dir
 	loads := []tableLoad{
 		{"files", []string{"repository_id", "id", "path", "dir",
 			"blob_sha", "revision", "language", "size_bytes", "content_hash", "status", "skip_reason", "notes",
-			"secrets_redacted", "is_test", "mtime_ns"}, rows.files, ""},
+			"secrets_redacted", "is_test", "mtime_ns", "postings_group"}, rows.files, ""},
 		{"symbols", []string{"repository_id", "id", "file_id",
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
@@ -404,8 +428,8 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, dir
 		{"edges", edgeColumns, rows.edges, ""},
 		// In term order: the batch's rows then land next to each other in the
 		// term index instead of at random places across it.
-		{"postings", []string{"repository_id", "file_id", "term", "n", "data"}, rows.postings,
-			`repository_id, term, file_id`},
+		{"postings", []string{"repository_id", "group_id", "term", "n", "data"}, rows.postings,
+			`repository_id, term, group_id`},
 		{"symbol_embeddings", []string{"repository_id", "symbol_id",
 			"model", "content_hash", "embedding"}, rows.vectors, ""},
 	}

@@ -59,11 +59,11 @@ func (db *DB) deferIndexes(ctx context.Context, table, used string, args []any, 
 	return dropped, nil
 }
 
-// postingsIndexes are the indexes of the postings table (migration 0017), the
+// postingsIndexes are the indexes of the postings table (migration 0021), the
 // term index first: BuildPostingsIndexes clusters the table by it.
 var postingsIndexes = []indexDef{
 	{"postings_term_idx", `CREATE INDEX IF NOT EXISTS postings_term_idx ON postings (repository_id, term)`},
-	{"postings_file_idx", `CREATE INDEX IF NOT EXISTS postings_file_idx ON postings (repository_id, file_id)`},
+	{"postings_group_idx", `CREATE INDEX IF NOT EXISTS postings_group_idx ON postings (repository_id, group_id)`},
 }
 
 // DeferPostingsIndexes drops the postings table's indexes before the first

@@ -49,7 +49,7 @@ func TestPostingsIndexesDeferredOnlyWhenEmpty(t *testing.T) {
 	if got := postingsIndexDefs(t, db); len(got) != 0 {
 		t.Fatalf("indexes left after the deferral: %v", got)
 	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO postings (repository_id, file_id, term, n, data)
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO postings (repository_id, group_id, term, n, data)
 		SELECT 1, g, 'term' || (g % 50), 1, '\x010101'::bytea FROM generate_series(1, 500) g`); err != nil {
 		t.Fatal(err)
 	}

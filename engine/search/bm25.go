@@ -48,14 +48,9 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if limit < 200 {
 		limit = n + 1 // a small repository: count everything, drop nothing
 	}
-	query, args := bm25SQL, []any{s.repoID, terms, q.repeats, limit, float64(n), words, q.src}
-	byFile := p.filter
-	byFile.Kinds = nil // a file has no kind: kind: is checked on the scored chunks
-	if cond, fargs := byFile.sql("ff", len(args)+1); cond != "" {
-		query += "\n\tJOIN files ff ON ff.repository_id = $1 AND ff.id = p.file_id WHERE true" + cond
-		args = append(args, fargs...)
-	}
-	rows, err := s.db.Pool.Query(ctx, query, args...)
+	// A row holds the postings of several files (migration 0021): the filter is
+	// checked on the scored chunks, every condition of it.
+	rows, err := s.db.Pool.Query(ctx, bm25SQL, s.repoID, terms, q.repeats, limit, float64(n), words, q.src)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
@@ -89,14 +84,30 @@ func (s *Searcher) bm25Channel(ctx context.Context, p plan) ([]hit, error) {
 	if p.evidence != nil {
 		*p.evidence = ev
 	}
-	if p.filter.fileLevel() {
+	if p.filter.Empty() {
 		return topHits(scores, channelDepth), nil
 	}
-	hits, err := s.keepFiltered(ctx, p.filter, topHits(scores, len(scores)))
+	hits, err := s.keepBest(ctx, p.filter, topHits(scores, len(scores)), channelDepth)
 	if err != nil {
 		return nil, fmt.Errorf("lexical channel (bm25): %w", err)
 	}
-	return hits[:min(len(hits), channelDepth)], nil
+	return hits, nil
+}
+
+// keepBest is the first depth hits of ranked that f keeps, checked a slice
+// at a time from the best (4 × depth first, then four times more each round):
+// a common word scores tens of thousands of chunks, most of which a filter
+// never needs to look at. The result is keepFiltered's over all of ranked, cut.
+func (s *Searcher) keepBest(ctx context.Context, f Filter, ranked []hit, depth int) ([]hit, error) {
+	var kept []hit
+	for lo, step := 0, 4*depth; lo < len(ranked) && len(kept) < depth; lo, step = lo+step, step*4 {
+		part, err := s.keepFiltered(ctx, f, ranked[lo:min(lo+step, len(ranked))])
+		if err != nil {
+			return nil, err
+		}
+		kept = append(kept, part...)
+	}
+	return kept[:min(len(kept), depth)], nil
 }
 
 // bm25Query is what the BM25 statement is sent: the query's words (the first

@@ -73,9 +73,6 @@ func (f Filter) rows() Filter {
 // HasRepos reports whether f chooses repositories (repo: or -repo:).
 func (f Filter) HasRepos() bool { return len(f.Repos) > 0 || len(f.NotRepos) > 0 }
 
-// fileLevel reports whether f can be decided from a file alone (no kind:).
-func (f Filter) fileLevel() bool { return len(f.Kinds) == 0 }
-
 // String is f in the query syntax, for explain: "path:engine/ -test".
 func (f Filter) String() string {
 	var parts []string

@@ -87,7 +87,8 @@ func filtered(query string, f Filter, alias string, args ...any) (string, []any)
 }
 
 // keepFiltered drops the hits f leaves out, for the lists that are not ranked
-// in SQL with the filter (BM25's kind:, the mentions of a traceback).
+// in SQL with the filter (BM25's, whose rows hold several files' postings, and
+// the mentions of a traceback).
 func (s *Searcher) keepFiltered(ctx context.Context, f Filter, hits []hit) ([]hit, error) {
 	if f.Empty() || len(hits) == 0 {
 		return hits, nil

@@ -138,7 +138,7 @@ func seedLiteralChunks(t *testing.T, db *pg.DB, n int) int64 {
 		{"files", []string{"repository_id", "id", "tenant_id", "path", "revision", "status"}, files},
 		{"symbols", []string{"repository_id", "id", "tenant_id", "file_id", "path", "name", "qualified_name", "kind",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "revision"}, syms},
-		{"postings", []string{"repository_id", "file_id", "tenant_id", "term", "n", "data"}, posts},
+		{"postings", []string{"repository_id", "group_id", "tenant_id", "term", "n", "data"}, posts},
 	} {
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {
 			t.Fatalf("seed %s: %v", c.table, err)

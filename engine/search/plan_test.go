@@ -104,7 +104,7 @@ func seedPostings(t *testing.T, db *pg.DB, repoID int64) {
 		t.Fatal(err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `INSERT INTO postings (repository_id, file_id, term, n, data, tenant_id)
+	if _, err := conn.Exec(ctx, `INSERT INTO postings (repository_id, group_id, term, n, data, tenant_id)
 		SELECT s.repository_id, s.id, w, count(*), '\x010101'::bytea, s.tenant_id
 		FROM symbols s, regexp_split_to_table(s.content, ' ') AS w
 		WHERE s.repository_id = $1 GROUP BY 1, 2, 3, 6`, repoID); err != nil {
