@@ -158,7 +158,7 @@ func pgSkeleton(v any) any {
 
 // edgeColumns are the columns of an edge row as the writers build it.
 var edgeColumns = []string{"repository_id", "file_id", "source_id", "kind", "target_id",
-	"target_name", "target_qualifier", "target_path", "path", "line", "target_type", "confidence"}
+	"target_name", "target_qualifier", "target_path", "line", "target_type", "confidence"}
 
 // nilIfEmpty stores an empty list as NULL (symbols.embeds: most symbols embed nothing).
 func nilIfEmpty(s []string) any {
