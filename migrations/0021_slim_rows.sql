@@ -14,3 +14,5 @@
 -- propagates DROP COLUMN to the shards.
 ALTER TABLE edges DROP COLUMN path;
 ALTER TABLE symbols DROP COLUMN revision;
+ALTER TABLE symbols DROP COLUMN search_name;
+ALTER TABLE symbols DROP COLUMN search_signature;

@@ -89,8 +89,7 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid int64, ids []int64, reuse
 		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
 			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), c.def, p.file.Language,
-			s.Exported, isTest, state,
-			pgText(nameWords), pgText(sigWords), pgSkeleton(skeleton), float32(docLen),
+			s.Exported, isTest, state, pgSkeleton(skeleton), float32(docLen),
 			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
 		if parent != nil {
 			r.edges = append(r.edges, []any{w.repoID, fid, parent, "contains", ids[j],
@@ -121,8 +120,7 @@ func (r *fileRows) addFields(w *writer, p *parsed, fid int64, chunkIDs, ids []in
 		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(fl.Name), pgText(fl.QualifiedName),
 			[]string{}, string(parse.KindField), chunkIDs[fl.Owner], nullIfEmpty(pgText(owner.Name)), pgText(fl.Signature), "",
 			fl.StartLine, fl.EndLine, fl.StartByte, fl.EndByte, pgText(fl.Content), contentHash([]byte(fl.Content)), p.file.Language,
-			fl.Exported, isTest, fieldState,
-			"", "", nil, 0,
+			fl.Exported, isTest, fieldState, nil, 0,
 			nullIfEmpty(pgText(fl.Type)), nil})
 	}
 }

@@ -54,7 +54,7 @@ var rowQueries = []string{
 	`SELECT 'sym', ` + symKey("s") + `, s.name, s.aliases, ` + symKey("p") + `, coalesce(s.receiver, ''), s.signature,
 	        md5(s.doc), s.end_line, s.start_byte, s.end_byte, s.content_hash, md5(coalesce(s.skeleton, '-')),
 	        coalesce(s.language, ''), s.exported, s.is_test, ` + revClass("f.revision") + `, s.embedding_state,
-	        md5(s.search_name || '|' || s.search_signature), s.doc_length,
+	        s.doc_length,
 	        coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), f.path
 	 FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 	 LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
