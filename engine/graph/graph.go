@@ -174,7 +174,6 @@ const callersSQL = `WITH m AS (
 	)
 	SELECT ` + symbols.Columns + `, m.via, m.kind, m.line, m.confidence, coalesce(cardinality(m.candidates), 0)
 	FROM m JOIN symbols s ON s.repository_id = $1 AND s.id = m.source_id
-	` + symbols.FileJoin + `
 	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
 	ORDER BY s.is_test, s.path, s.start_line, m.line, s.qualified_name, m.via`
 
@@ -183,7 +182,6 @@ const callersSQL = `WITH m AS (
 const calleesSQL = `SELECT ` + symbols.Columns + `, e.source_id, e.kind, e.line, ` + linkConfidence + `, coalesce(cardinality(e.candidates), 0)
 	FROM edges e CROSS JOIN LATERAL unnest(coalesce(e.candidates, ARRAY[e.target_id])) AS c(id)
 	JOIN symbols s ON s.repository_id = e.repository_id AND s.id = c.id
-	` + symbols.FileJoin + `
 	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
 	WHERE e.repository_id = $1 AND e.source_id = ANY ($2) AND e.kind = ANY ($3) AND ` + linkConfidence + ` = ANY ($4)
 	ORDER BY e.source_id, e.line, s.path, s.start_line, s.qualified_name, e.kind`

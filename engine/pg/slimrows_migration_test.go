@@ -61,7 +61,7 @@ func TestSlimRowsMigrationKeepsWhatRowsSay(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := conn.Query(ctx, `SELECT `+symbols.Columns+` FROM `+symbols.From+` WHERE s.repository_id = 1 ORDER BY s.id`)
+	rows, err := conn.Query(ctx, `SELECT `+symbols.Columns+` FROM `+symbols.From+` WHERE s.repository_id = $1 ORDER BY s.id`, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
