@@ -46,8 +46,8 @@ func newConfidenceFixture(t *testing.T) confidenceFixture {
 	exec(set, fx.RepoID, c.refund, total, "inferred", nil)
 	exec(set, fx.RepoID, c.refund, c.do, "exact", nil)
 	exec(`UPDATE edges SET confidence = 'exact' WHERE repository_id = $1 AND source_id = $2 AND target_id = $3`, fx.RepoID, c.do, c.backoff)
-	exec(`INSERT INTO edges (repository_id, tenant_id, file_id, source_id, kind, target_id, target_name, path, line, confidence)
-		SELECT repository_id, tenant_id, file_id, source_id, kind, $4, 'Backoff', path, line + 1000, 'inferred'
+	exec(`INSERT INTO edges (repository_id, tenant_id, file_id, source_id, kind, target_id, target_name, line, confidence)
+		SELECT repository_id, tenant_id, file_id, source_id, kind, $4, 'Backoff', line + 1000, 'inferred'
 		FROM edges WHERE repository_id = $1 AND source_id = $2 AND target_id = $3`, fx.RepoID, c.refund, total, c.backoff)
 	return c
 }

@@ -56,8 +56,9 @@ func edgesOf(t testing.TB, db *pg.DB, kind, path, source, name string) []callEdg
 		SELECT s.qualified_name, coalesce(t.qualified_name, ''), e.confidence,
 		       coalesce((SELECT array_agg(c.qualified_name ORDER BY u.ord) FROM unnest(e.candidates) WITH ORDINALITY u(id, ord)
 		                 JOIN symbols c ON c.id = u.id), '{}')
-		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
-		WHERE e.kind = $4 AND e.path = $1 AND s.qualified_name = $2 AND e.target_name = $3
+		FROM edges e JOIN files f ON f.id = e.file_id JOIN symbols s ON s.id = e.source_id
+		LEFT JOIN symbols t ON t.id = e.target_id
+		WHERE e.kind = $4 AND f.path = $1 AND s.qualified_name = $2 AND e.target_name = $3
 		ORDER BY e.line`, path, source, name, kind)
 	if err != nil {
 		t.Fatal(err)

@@ -138,7 +138,7 @@ func TestFieldAccessEdges(t *testing.T) {
 	// Fields are graph nodes, not chunks: never embedded, no search text.
 	var n int
 	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM symbols
-		WHERE kind = 'field' AND (embedding_state <> 'none' OR search_name <> '' OR parent_id IS NULL)`).Scan(&n); err != nil || n != 0 {
+		WHERE kind = 'field' AND (embedding_state <> 'none' OR doc_length <> 0 OR parent_id IS NULL)`).Scan(&n); err != nil || n != 0 {
 		t.Errorf("fields stored as chunks: %d (%v)", n, err)
 	}
 }

@@ -39,7 +39,6 @@ type goType struct {
 	fileID int64
 	name   string
 	dir    string
-	path   string
 	line   int
 }
 
@@ -96,7 +95,7 @@ func (w *writer) implementations(rows [][]any, t goType, have map[string]string,
 			done[[2]int64{t.id, in.id}] = true
 		}
 		rows = append(rows, []any{w.repoID, t.fileID, t.id, "implements", in.id, in.name, "", nil,
-			t.path, t.line, "", "inferred"})
+			t.line, "", "inferred"})
 	}
 	return rows
 }
@@ -224,7 +223,7 @@ func (w *writer) goMethodSets(ctx context.Context) (map[string]map[string]string
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err = w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.path, s.start_line FROM symbols s
+	rows, err = w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.start_line FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND f.language = 'go' AND s.kind IN ('struct', 'type')
 		ORDER BY s.path, s.start_line, s.qualified_name`, w.repoID)
@@ -233,7 +232,7 @@ func (w *writer) goMethodSets(ctx context.Context) (map[string]map[string]string
 	}
 	var types []goType
 	var t goType
-	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.path, &t.line}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.line}, func() error {
 		types = append(types, t)
 		return nil
 	})

@@ -98,7 +98,7 @@ func (w *writer) relinkGoImplementations(ctx context.Context, dirs []string) err
 // goMethodSetsIn is goMethodSets for the types and methods of dirs: one
 // lookup through the files of those directories.
 func (w *writer) goMethodSetsIn(ctx context.Context, dirs []string) (map[string]map[string]string, []goType, error) {
-	rows, err := w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.path, s.start_line, s.kind,
+	rows, err := w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.start_line, s.kind,
 			regexp_replace(coalesce(s.receiver, ''), '^\*|\[.*$', '', 'g'), coalesce(s.signature, '')
 		FROM files f JOIN symbols s ON s.repository_id = f.repository_id AND s.file_id = f.id
 		WHERE f.repository_id = $1 AND f.dir = ANY ($2) AND f.language = 'go'
@@ -111,7 +111,7 @@ func (w *writer) goMethodSetsIn(ctx context.Context, dirs []string) (map[string]
 	var all []goType
 	var t goType
 	var kind, recv, sig string
-	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.path, &t.line, &kind, &recv, &sig}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.line, &kind, &recv, &sig}, func() error {
 		if kind == "method" {
 			addMethod(methods, t.dir, recv, t.name, sig)
 		} else {
@@ -169,7 +169,7 @@ func (w *writer) goCandidates(ctx context.Context, ifaces []*goIface) (map[strin
 	if len(recvs) == 0 {
 		return nil, nil, nil
 	}
-	rows, err = w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.path, s.start_line FROM symbols s
+	rows, err = w.db.Pool.Query(ctx, `SELECT s.id, s.file_id, s.name, f.dir, s.start_line FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND s.name = ANY ($2) AND f.language = 'go' AND s.kind IN ('struct', 'type')
 		ORDER BY s.path, s.start_line, s.qualified_name`, w.repoID, recvs)
@@ -178,7 +178,7 @@ func (w *writer) goCandidates(ctx context.Context, ifaces []*goIface) (map[strin
 	}
 	var types []goType
 	var t goType
-	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.path, &t.line}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&t.id, &t.fileID, &t.name, &t.dir, &t.line}, func() error {
 		if want[t.dir+"\x00"+t.name] {
 			types = append(types, t)
 		}

@@ -61,8 +61,8 @@ func TestSrcLayoutPackage(t *testing.T) {
 		}
 	}
 	var target string
-	if err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(target_path, '') FROM edges
-		WHERE kind = 'imports' AND path = 'tests/test_pricing.py'`).Scan(&target); err != nil {
+	if err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(e.target_path, '') FROM edges e
+		JOIN files f ON f.id = e.file_id WHERE e.kind = 'imports' AND f.path = 'tests/test_pricing.py'`).Scan(&target); err != nil {
 		t.Fatal(err)
 	}
 	if target != "src/shop/__init__.py" {

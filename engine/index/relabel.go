@@ -23,8 +23,9 @@ func relabels(old, cur string) bool {
 	return old != cur && (old == source.WorkingTreeRev || cur == source.WorkingTreeRev)
 }
 
-// relabelFiles stores the new revision of unchanged files and their symbols,
-// one transaction per revision (a run has at most two: HEAD and working-tree).
+// relabelFiles stores the new revision of unchanged files (their symbols'
+// too: a symbol's revision is its file's, migration 0021), one transaction
+// per revision (a run has at most two: HEAD and working-tree).
 func (w *writer) relabelFiles(ctx context.Context, files []target) error {
 	if len(files) == 0 {
 		return nil
@@ -41,11 +42,7 @@ func (w *writer) relabelFiles(ctx context.Context, files []target) error {
 	for _, rev := range revs {
 		paths := byRev[rev]
 		err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, `UPDATE files SET revision = $3
-				WHERE repository_id = $1 AND path = ANY ($2) AND revision <> $3`, w.repoID, paths, rev); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, `UPDATE symbols SET revision = $3
+			_, err := tx.Exec(ctx, `UPDATE files SET revision = $3
 				WHERE repository_id = $1 AND path = ANY ($2) AND revision <> $3`, w.repoID, paths, rev)
 			return err
 		})

@@ -15,7 +15,8 @@ func revisions(t *testing.T, db *pg.DB, paths ...string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	rows, err := db.Pool.Query(context.Background(), `SELECT f.path, f.revision || '/' ||
-		coalesce((SELECT string_agg(DISTINCT s.revision, ',') FROM symbols s
+		coalesce((SELECT string_agg(DISTINCT sf.revision, ',') FROM symbols s
+			JOIN files sf ON sf.repository_id = s.repository_id AND sf.id = s.file_id
 			WHERE s.repository_id = f.repository_id AND s.file_id = f.id), '')
 		FROM files f WHERE f.path = ANY ($1)`, paths)
 	if err != nil {

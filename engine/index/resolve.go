@@ -43,8 +43,13 @@ const refKinds = `('calls','inherits','implements','references','reads','writes'
 const kindMatch = `((e.kind IN ('reads','writes')) = (d.kind = 'field'))`
 
 // linkedByIndexer excludes the Go implements edges: linkGoImplementations decides
-// them, by method sets, before resolution.
-const linkedByIndexer = `NOT (e.kind = 'implements' AND e.path LIKE '%.go')`
+// them, by method sets, before resolution. An edge's path is its file's
+// (migration 0021): looked up by key, and only for implements edges.
+const linkedByIndexer = `NOT (e.kind = 'implements' AND EXISTS (SELECT 1 FROM files gf
+	WHERE gf.repository_id = $1 AND gf.id = e.file_id AND gf.path LIKE '%.go'))`
+
+// linkedByIndexerF is linkedByIndexer where e's file is joined as f.
+const linkedByIndexerF = `NOT (e.kind = 'implements' AND f.path LIKE '%.go')`
 
 const defKinds = `('module','part','block')`
 
@@ -176,7 +181,7 @@ var collectSteps = []struct{ name, sql string }{
 		-- unresolved edge of the repository.
 		WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM res_aff_u))
 		  AND (e.target_id IS NULL OR e.id IN (SELECT id FROM res_dangling))
-		  AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexer + `
+		  AND e.kind IN ` + refKinds + ` AND ` + linkedByIndexerF + `
 		  AND (NOT EXISTS (SELECT 1 FROM res_scope)
 		       OR e.file_id IN (SELECT sf.id FROM files sf WHERE sf.repository_id = $1
 		                        AND sf.path IN (SELECT path FROM res_scope))
@@ -410,7 +415,7 @@ func sendSteps(ctx context.Context, tx pgx.Tx, b *pgx.Batch, names []string, las
 // answer for files that did not change (./money now missing, or newly present).
 // It reports whether a Go import now points elsewhere.
 func (w *writer) reresolveImports(ctx context.Context, r *importResolver) (goMoved bool, err error) {
-	rows, err := w.db.Pool.Query(ctx, `SELECT e.id, e.path, coalesce(f.language, ''), e.target_name, coalesce(e.target_path, '')
+	rows, err := w.db.Pool.Query(ctx, `SELECT e.id, f.path, coalesce(f.language, ''), e.target_name, coalesce(e.target_path, '')
 		FROM edges e JOIN files f ON f.repository_id = e.repository_id AND f.id = e.file_id
 		WHERE e.repository_id = $1 AND e.kind = 'imports'`, w.repoID)
 	if err != nil {

@@ -60,8 +60,8 @@ func TestCDeclarationEdges(t *testing.T) {
 		var where, conf string
 		err := db.Pool.QueryRow(context.Background(), `
 			SELECT coalesce(t.path || ':' || t.start_line, coalesce(e.target_path, '')), e.confidence
-			FROM edges e LEFT JOIN symbols t ON t.id = e.target_id
-			WHERE e.path = $1 AND e.target_name = $2 ORDER BY e.line LIMIT 1`, path, name).Scan(&where, &conf)
+			FROM edges e JOIN files f ON f.id = e.file_id LEFT JOIN symbols t ON t.id = e.target_id
+			WHERE f.path = $1 AND e.target_name = $2 ORDER BY e.line LIMIT 1`, path, name).Scan(&where, &conf)
 		if err != nil {
 			t.Fatalf("%s -> %s: %v", path, name, err)
 		}
@@ -108,8 +108,8 @@ func TestSniffedHeaderLanguage(t *testing.T) {
 	}
 	var target, conf string
 	err := db.Pool.QueryRow(context.Background(), `SELECT coalesce(t.qualified_name, ''), e.confidence
-		FROM edges e LEFT JOIN symbols t ON t.id = e.target_id
-		WHERE e.path = 'counter.h' AND e.kind = 'calls' AND e.target_name = 'bump'`).Scan(&target, &conf)
+		FROM edges e JOIN files f ON f.id = e.file_id LEFT JOIN symbols t ON t.id = e.target_id
+		WHERE f.path = 'counter.h' AND e.kind = 'calls' AND e.target_name = 'bump'`).Scan(&target, &conf)
 	if err != nil {
 		t.Fatal(err)
 	}

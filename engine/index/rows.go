@@ -36,10 +36,10 @@ func (r *fileRows) add(w *writer, p *parsed, fid, group int64, ids []int64, reus
 			tp = p.imports[k]
 		}
 		r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[0], "imports", nil,
-			pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, p.Path, imp.Line, "", "unresolved"})
+			pgText(imp.Path), pgText(importBinding(p.file.Language, imp)), tp, imp.Line, "", "unresolved"})
 		for _, name := range reexported(p, imp) {
 			r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[0], string(parse.RefReferences), nil,
-				pgText(name), "", nil, p.Path, imp.Line, "", "unresolved"})
+				pgText(name), "", nil, imp.Line, "", "unresolved"})
 		}
 	}
 	for _, ref := range p.file.Refs {
@@ -51,7 +51,7 @@ func (r *fileRows) add(w *writer, p *parsed, fid, group int64, ids []int64, reus
 			from = 0
 		}
 		r.edges = append(r.edges, []any{w.repoID, fid, chunkIDs[from], string(ref.Kind), nil,
-			pgText(ref.Name), pgText(ref.Qualifier), nil, p.Path, ref.Line, pgText(ref.QualifierType), "unresolved"})
+			pgText(ref.Name), pgText(ref.Qualifier), nil, ref.Line, pgText(ref.QualifierType), "unresolved"})
 	}
 }
 
@@ -91,12 +91,11 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid, group int64, ids []int64
 		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(s.Name), pgText(s.QualifiedName),
 			pgTexts(s.Aliases), string(s.Kind), parent, nullIfEmpty(pgText(s.Receiver)), pgText(s.Signature), pgText(s.Doc),
 			s.StartLine, s.EndLine, s.StartByte, s.EndByte, pgText(s.Content), c.def, p.file.Language,
-			s.Exported, isTest, p.revision, state,
-			pgText(nameWords), pgText(sigWords), pgSkeleton(skeleton), float32(docLen),
+			s.Exported, isTest, state, pgSkeleton(skeleton), float32(docLen),
 			nullIfEmpty(pgText(s.ResultType)), nilIfEmpty(pgTexts(s.Embeds))})
 		if parent != nil {
 			r.edges = append(r.edges, []any{w.repoID, fid, parent, "contains", ids[j],
-				pgText(s.Name), "", nil, p.Path, s.StartLine, "", "exact"})
+				pgText(s.Name), "", nil, s.StartLine, "", "exact"})
 		}
 	}
 	if len(terms) > 0 {
@@ -123,8 +122,7 @@ func (r *fileRows) addFields(w *writer, p *parsed, fid int64, chunkIDs, ids []in
 		r.symbols = append(r.symbols, []any{w.repoID, ids[j], fid, p.Path, pgText(fl.Name), pgText(fl.QualifiedName),
 			[]string{}, string(parse.KindField), chunkIDs[fl.Owner], nullIfEmpty(pgText(owner.Name)), pgText(fl.Signature), "",
 			fl.StartLine, fl.EndLine, fl.StartByte, fl.EndByte, pgText(fl.Content), contentHash([]byte(fl.Content)), p.file.Language,
-			fl.Exported, isTest, p.revision, fieldState,
-			"", "", nil, 0,
+			fl.Exported, isTest, fieldState, nil, 0,
 			nullIfEmpty(pgText(fl.Type)), nil})
 	}
 }

@@ -48,11 +48,24 @@ func skeletonize(syms []parse.Symbol) map[int]string {
 // nameText is what the name field of the full-text index holds: the name, its
 // aliases and the qualified name.
 func nameText(s parse.Symbol) string {
-	t := s.Name + " " + s.QualifiedName
-	for _, a := range s.Aliases {
+	return NameText(s.Name, s.QualifiedName, s.Aliases)
+}
+
+// NameText is nameText of a stored symbol's name, qualified name and aliases.
+func NameText(name, qualified string, aliases []string) string {
+	t := name + " " + qualified
+	for _, a := range aliases {
 		t += " " + a
 	}
 	return t
+}
+
+// WordText is a symbol's words as the search reads them beside its vector
+// (the dense channel's soft term matching): those of its names and of its
+// signature (SearchText), then its doc. Computed from the stored columns,
+// which the rows kept in columns of their own until migration 0021.
+func WordText(name, qualified string, aliases []string, signature, doc string) string {
+	return SearchText(NameText(name, qualified, aliases)) + " " + SearchText(signature) + " " + doc
 }
 
 // importBinding is the local name under which an import is used, so that a call
@@ -158,7 +171,7 @@ func pgSkeleton(v any) any {
 
 // edgeColumns are the columns of an edge row as the writers build it.
 var edgeColumns = []string{"repository_id", "file_id", "source_id", "kind", "target_id",
-	"target_name", "target_qualifier", "target_path", "path", "line", "target_type", "confidence"}
+	"target_name", "target_qualifier", "target_path", "line", "target_type", "confidence"}
 
 // nilIfEmpty stores an empty list as NULL (symbols.embeds: most symbols embed nothing).
 func nilIfEmpty(s []string) any {

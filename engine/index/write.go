@@ -423,8 +423,7 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, dir
 		{"symbols", []string{"repository_id", "id", "file_id",
 			"path", "name", "qualified_name", "aliases", "kind", "parent_id", "receiver", "signature", "doc",
 			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "language",
-			"exported", "is_test", "revision", "embedding_state", "search_name", "search_signature",
-			"skeleton", "doc_length", "result_type", "embeds"}, rows.symbols, ""},
+			"exported", "is_test", "embedding_state", "skeleton", "doc_length", "result_type", "embeds"}, rows.symbols, ""},
 		{"edges", edgeColumns, rows.edges, ""},
 		// In term order: the batch's rows then land next to each other in the
 		// term index instead of at random places across it.

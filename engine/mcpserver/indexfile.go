@@ -141,8 +141,9 @@ func (d def) brief() SymbolBrief {
 // fileDefs are the definitions stored for a file (fields are not: they are
 // graph nodes), in line order.
 func (s *Server) fileDefs(ctx context.Context, path string) ([]def, error) {
-	rows, err := s.cfg.DB.Pool.Query(ctx, `SELECT id, kind, qualified_name, content_hash, start_line, end_line, revision
-		FROM symbols WHERE repository_id = $1 AND path = $2 AND kind <> 'field' ORDER BY start_line, id`, s.repo(ctx).ID, path)
+	rows, err := s.cfg.DB.Pool.Query(ctx, `SELECT s.id, s.kind, s.qualified_name, s.content_hash, s.start_line, s.end_line, f.revision
+		FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+		WHERE s.repository_id = $1 AND s.path = $2 AND s.kind <> 'field' ORDER BY s.start_line, s.id`, s.repo(ctx).ID, path)
 	if err != nil {
 		return nil, fmt.Errorf("list the symbols of %s: %w", path, err)
 	}

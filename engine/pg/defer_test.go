@@ -102,8 +102,8 @@ func TestEdgeIndexesDeferredOnlyWhenEmpty(t *testing.T) {
 	if !slices.Equal(kept, []string{"edges_file_idx", "edges_pkey", "edges_source_idx", "edges_target_idx"}) {
 		t.Fatalf("indexes kept through the deferral: %v", kept)
 	}
-	if _, err := db.Pool.Exec(ctx, `INSERT INTO edges (repository_id, file_id, source_id, kind, target_name, path, line)
-		SELECT 1, g % 7, g, 'calls', 'f' || (g % 50), 'a.go', g FROM generate_series(1, 500) g`); err != nil {
+	if _, err := db.Pool.Exec(ctx, `INSERT INTO edges (repository_id, file_id, source_id, kind, target_name, line)
+		SELECT 1, g % 7, g, 'calls', 'f' || (g % 50), g FROM generate_series(1, 500) g`); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 { // the second finds them and does nothing
@@ -151,8 +151,8 @@ func TestSymbolIndexesDeferredOnlyWhenEmpty(t *testing.T) {
 		}
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, file_id, path, name, qualified_name, kind,
-		start_line, end_line, start_byte, end_byte, content, content_hash, revision)
-		VALUES (1, 1, 'a.go', 'f', 'a.f', 'function', 1, 1, 0, 1, 'f', 'h', 'r')`); err != nil {
+		start_line, end_line, start_byte, end_byte, content, content_hash)
+		VALUES (1, 1, 'a.go', 'f', 'a.f', 'function', 1, 1, 0, 1, 'f', 'h')`); err != nil {
 		t.Fatal(err)
 	}
 	if deferred, err := db.DeferSymbolIndexes(ctx); err != nil || deferred {
@@ -167,8 +167,8 @@ func TestRepackLoadIndexes(t *testing.T) {
 	ctx := context.Background()
 	want := indexDefs(t, db, "symbols")
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, file_id, path, name, qualified_name, kind,
-		start_line, end_line, start_byte, end_byte, content, content_hash, revision)
-		SELECT 1, g % 7, 'a.go', 'f' || g, 'a.f' || g, 'function', g, g, 0, 1, 'f', 'h', 'r' FROM generate_series(1, 300) g`); err != nil {
+		start_line, end_line, start_byte, end_byte, content, content_hash)
+		SELECT 1, g % 7, 'a.go', 'f' || g, 'a.f' || g, 'function', g, g, 0, 1, 'f', 'h' FROM generate_series(1, 300) g`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.RepackLoadIndexes(ctx); err != nil {

@@ -29,9 +29,9 @@ func TestPostingsMigrationKeepsPostings(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
-			start_byte, end_byte, content, content_hash, revision)
-		VALUES ($1, 3000000000, 2, 'b.go', 'big', 'big', 'function', 1, 2, 0, 1, 'x', 'hb', 'r'),
-		       ($1, 3000000200, 2, 'b.go', 'bigger', 'bigger', 'function', 3, 4, 0, 1, 'x', 'hc', 'r')`, repo); err != nil {
+			start_byte, end_byte, content, content_hash)
+		VALUES ($1, 3000000000, 2, 'b.go', 'big', 'big', 'function', 1, 2, 0, 1, 'x', 'hb'),
+		       ($1, 3000000200, 2, 'b.go', 'bigger', 'bigger', 'function', 3, 4, 0, 1, 'x', 'hc')`, repo); err != nil {
 		t.Fatal(err)
 	}
 	owner, err := pg.ConnectOwner(ctx, db.URL)

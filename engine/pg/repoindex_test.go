@@ -111,8 +111,8 @@ func seedSymbols(t *testing.T, db *pg.DB, name string, n int) int64 {
 		t.Fatal(err)
 	}
 	if _, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
-			start_byte, end_byte, content, content_hash, revision)
-			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, 'function', g, g, 0, 1, 'x', 'h'||g, 'r'
+			start_byte, end_byte, content, content_hash)
+			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, 'function', g, g, 0, 1, 'x', 'h'||g
 			FROM generate_series(1, $2::int) g`, repo, n); err != nil {
 		t.Fatal(err)
 	}

@@ -26,8 +26,8 @@ func TestRepoStatsAreStoredAndRecountedOnDrift(t *testing.T) {
 	add := func(kind string, n int, length float64) {
 		t.Helper()
 		_, err := db.Pool.Exec(ctx, `INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind,
-			start_line, end_line, start_byte, end_byte, content, content_hash, revision, doc_length)
-			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, $3, g, g, 0, 1, 'x', 'h'||g, 'r', $4
+			start_line, end_line, start_byte, end_byte, content, content_hash, doc_length)
+			SELECT $1, g, 1, 'a.go', 'f'||g, 'f'||g, $3, g, g, 0, 1, 'x', 'h'||g, $4
 			FROM generate_series($2::int + 1, $2::int + $5::int) g`, repo, next, kind, length, n)
 		if err != nil {
 			t.Fatal(err)

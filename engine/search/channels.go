@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/pgvector/pgvector-go"
 
+	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
 
@@ -276,20 +277,23 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 		query, args = filtered(query, f, "fs", args...)
 	}
 	if withText {
-		query = `SELECT n.symbol_id, n.score, s.search_name || ' ' || s.search_signature || ' ' || s.doc
+		query = `SELECT n.symbol_id, n.score, s.name, s.qualified_name, s.aliases, s.signature, s.doc
 			FROM (` + query + `) n JOIN symbols s ON s.repository_id = $1 AND s.id = n.symbol_id
 			ORDER BY n.score DESC, n.symbol_id`
 	}
 	b.Queue(query, args...).Query(func(rows pgx.Rows) error {
 		var h hit
-		var text string
+		var name, qualified, signature, doc string
+		var aliases []string
 		dest := []any{&h.id, &h.score}
 		if withText {
-			dest = append(dest, &text)
+			dest = append(dest, &name, &qualified, &aliases, &signature, &doc)
 		}
 		_, err := pgx.ForEachRow(rows, dest, func() error {
 			hits = append(hits, h)
-			texts[h.id] = text
+			if withText {
+				texts[h.id] = index.WordText(name, qualified, aliases, signature, doc)
+			}
 			return nil
 		})
 		return err

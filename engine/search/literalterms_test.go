@@ -115,7 +115,7 @@ func seedLiteralChunks(t *testing.T, db *pg.DB, n int) int64 {
 		id := int64(i)
 		files = append(files, []any{rec.ID, id, db.Tenant, fmt.Sprintf("f%05d.go", i), "x", "indexed"})
 		syms = append(syms, []any{rec.ID, id, db.Tenant, id, fmt.Sprintf("f%05d.go", i), "f", "f", "function",
-			1, 1, 0, len(content), content, "h", "x"})
+			1, 1, 0, len(content), content, "h"})
 		tf := map[string]uint32{}
 		for _, w := range body {
 			tf[w]++
@@ -137,7 +137,7 @@ func seedLiteralChunks(t *testing.T, db *pg.DB, n int) int64 {
 	}{
 		{"files", []string{"repository_id", "id", "tenant_id", "path", "revision", "status"}, files},
 		{"symbols", []string{"repository_id", "id", "tenant_id", "file_id", "path", "name", "qualified_name", "kind",
-			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash", "revision"}, syms},
+			"start_line", "end_line", "start_byte", "end_byte", "content", "content_hash"}, syms},
 		{"postings", []string{"repository_id", "group_id", "tenant_id", "term", "n", "data"}, posts},
 	} {
 		if _, err := conn.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, pgx.CopyFromRows(c.rows)); err != nil {

@@ -152,7 +152,7 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		}
 		name := words[rand.IntN(len(words))] + words[rand.IntN(len(words))]
 		rows[i] = []any{rec.ID, int64(i + 1), db.Tenant, int64(1), "synthetic.go", name, name, "function", 1, 2, 0, 10,
-			strings.Join(body, " "), "h", "x", name, ""}
+			strings.Join(body, " "), "h"}
 		v := make([]float32, dims)
 		for j := range v {
 			v[j] = rand.Float32() - 0.5
@@ -160,8 +160,8 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		vecs[i] = []any{rec.ID, int64(i + 1), model, db.Tenant, "h", pgvector.NewHalfVector(v)}
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
-		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash",
-		"revision", "search_name", "search_signature"}, pgx.CopyFromRows(rows)); err != nil {
+		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash"},
+		pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id", "model",

@@ -158,7 +158,7 @@ func (s *Searcher) load(ctx context.Context, ids []int64, content bool) (map[int
 	if content {
 		contentCol = "s.content"
 	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.Columns+`, `+contentCol+`, f.indexed_at
+	rows, err := s.db.Pool.Query(ctx, `SELECT `+symbols.ColumnsFileJoined+`, `+contentCol+`, f.indexed_at
 		FROM `+symbols.From+` JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 		WHERE s.repository_id = $1 AND s.id = ANY ($2)`, s.repoID, ids)
 	if err != nil {

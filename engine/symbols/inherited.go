@@ -33,7 +33,7 @@ const inheritedSQL = `WITH RECURSIVE t(id, depth) AS (
 	LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
 	WHERE t.depth > 0
 	GROUP BY s.id, s.path, s.name, s.qualified_name, s.aliases, s.kind, s.start_line, s.end_line, p.qualified_name,
-	         s.parent_id, s.receiver, s.signature, s.doc, s.language, s.revision, s.is_test
+	         s.parent_id, s.receiver, s.signature, s.doc, s.language, s.file_id, s.is_test
 	ORDER BY min(t.depth), s.is_test, s.path, s.start_line
 	LIMIT 20`
 

@@ -42,11 +42,11 @@ func seedSymbols(t testing.TB, db *pg.DB, n int) int64 {
 			kind = "module" // not a definition: Find leaves it out
 		}
 		rows[i] = []any{rec.ID, int64(i + 1), db.Tenant, int64(1), "pkg/synthetic.go", name, "Type" + name,
-			[]string{"pkg.Type" + name, fmt.Sprintf("alias_%d", i%5000)}, kind, i + 1, i + 1, 0, 10, "body", "h", "x"}
+			[]string{"pkg.Type" + name, fmt.Sprintf("alias_%d", i%5000)}, kind, i + 1, i + 1, 0, 10, "body", "h"}
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
 		"name", "qualified_name", "aliases", "kind", "start_line", "end_line", "start_byte", "end_byte", "content",
-		"content_hash", "revision"}, pgx.CopyFromRows(rows)); err != nil {
+		"content_hash"}, pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := conn.Exec(ctx, `ANALYZE symbols`); err != nil {

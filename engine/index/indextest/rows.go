@@ -53,14 +53,14 @@ var rowQueries = []string{
 	 FROM files WHERE repository_id = $1`,
 	`SELECT 'sym', ` + symKey("s") + `, s.name, s.aliases, ` + symKey("p") + `, coalesce(s.receiver, ''), s.signature,
 	        md5(s.doc), s.end_line, s.start_byte, s.end_byte, s.content_hash, md5(coalesce(s.skeleton, '-')),
-	        coalesce(s.language, ''), s.exported, s.is_test, ` + revClass("s.revision") + `, s.embedding_state,
-	        md5(s.search_name || '|' || s.search_signature), s.doc_length,
+	        coalesce(s.language, ''), s.exported, s.is_test, ` + revClass("f.revision") + `, s.embedding_state,
+	        s.doc_length,
 	        coalesce(s.result_type, ''), coalesce(s.embeds, '{}'), f.path
 	 FROM symbols s JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
 	 LEFT JOIN symbols p ON p.repository_id = s.repository_id AND p.id = s.parent_id
 	 WHERE s.repository_id = $1`,
 	// Every edge with the decision taken: target, confidence, candidates in order.
-	`SELECT 'edge', e.path, ` + symKey("src") + `, e.kind, e.target_name, e.target_qualifier, e.line,
+	`SELECT 'edge', f.path, ` + symKey("src") + `, e.kind, e.target_name, e.target_qualifier, e.line,
 	        coalesce(e.target_path, ''), coalesce(tf.path, '-'), ` + symKey("t") + `, e.confidence, e.target_type,
 	        coalesce((SELECT string_agg(` + symKey("c") + `, ',' ORDER BY u.ord)
 	                  FROM unnest(e.candidates) WITH ORDINALITY u(id, ord)

@@ -128,8 +128,9 @@ func (r *Replayed) find(key string) (*search.Response, bool) {
 // then out of date.
 func (r *Replayed) bind(ctx context.Context, resp *search.Response) error {
 	for _, s := range resp.Symbols() {
-		row := r.env.DB.Pool.QueryRow(ctx, `SELECT id, revision FROM symbols
-			WHERE repository_id = $1 AND path = $2 AND kind = $3 AND name = $4 AND start_line = $5`,
+		row := r.env.DB.Pool.QueryRow(ctx, `SELECT s.id, f.revision FROM symbols s
+			JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
+			WHERE s.repository_id = $1 AND s.path = $2 AND s.kind = $3 AND s.name = $4 AND s.start_line = $5`,
 			r.env.Repo.ID, s.Path, s.Kind, s.Name, s.StartLine)
 		err := row.Scan(&s.ID, &s.Revision)
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
