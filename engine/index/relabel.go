@@ -24,7 +24,7 @@ func relabels(old, cur string) bool {
 }
 
 // relabelFiles stores the new revision of unchanged files (their symbols'
-// too: a symbol's revision is its file's, migration 0021), one transaction
+// too: a symbol's revision is its file's, migration 0022), one transaction
 // per revision (a run has at most two: HEAD and working-tree).
 func (w *writer) relabelFiles(ctx context.Context, files []target) error {
 	if len(files) == 0 {

@@ -44,7 +44,7 @@ const kindMatch = `((e.kind IN ('reads','writes')) = (d.kind = 'field'))`
 
 // linkedByIndexer excludes the Go implements edges: linkGoImplementations decides
 // them, by method sets, before resolution. An edge's path is its file's
-// (migration 0021): looked up by key, and only for implements edges.
+// (migration 0022): looked up by key, and only for implements edges.
 const linkedByIndexer = `NOT (e.kind = 'implements' AND EXISTS (SELECT 1 FROM files gf
 	WHERE gf.repository_id = $1 AND gf.id = e.file_id AND gf.path LIKE '%.go'))`
 

@@ -63,7 +63,7 @@ func NameText(name, qualified string, aliases []string) string {
 // WordText is a symbol's words as the search reads them beside its vector
 // (the dense channel's soft term matching): those of its names and of its
 // signature (SearchText), then its doc. Computed from the stored columns,
-// which the rows kept in columns of their own until migration 0021.
+// which the rows kept in columns of their own until migration 0022.
 func WordText(name, qualified string, aliases []string, signature, doc string) string {
 	return SearchText(NameText(name, qualified, aliases)) + " " + SearchText(signature) + " " + doc
 }

@@ -8,7 +8,7 @@ import (
 
 // TestWordTextIsTheStoredSearchText checks that WordText, computed from a
 // symbol's stored columns, says what the columns symbols.search_name and
-// search_signature held before migration 0021 (the writer's SearchText of the
+// search_signature held before migration 0022 (the writer's SearchText of the
 // parsed names and signature), followed by the doc: the dense channel's soft
 // matching reads the same words.
 func TestWordTextIsTheStoredSearchText(t *testing.T) {

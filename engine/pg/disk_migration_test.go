@@ -55,7 +55,7 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 		`CREATE INDEX ` + pgx.Identifier{own}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx' AND repository_id = ` + strconv.FormatInt(repo, 10),
 		`CREATE TABLE before_0015 AS SELECT symbol_id, embedding AS v FROM symbol_embeddings`,
 		// 0015 also rebuilt the full-text column from search_body, gone since
-		// 0018, and the other search columns, gone since 0021.
+		// 0018, and the other search columns, gone since 0022.
 		`ALTER TABLE symbols ADD COLUMN search_body text NOT NULL DEFAULT '',
 			ADD COLUMN search_name text NOT NULL DEFAULT '', ADD COLUMN search_signature text NOT NULL DEFAULT ''`,
 	} {

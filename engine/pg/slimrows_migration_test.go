@@ -9,7 +9,7 @@ import (
 	"github.com/spelunkhq/spelunk/engine/symbols"
 )
 
-// TestSlimRowsMigrationKeepsWhatRowsSay applies migration 0021 (edges.path,
+// TestSlimRowsMigrationKeepsWhatRowsSay applies migration 0022 (edges.path,
 // symbols.revision and the symbols' search words dropped) to a database
 // holding rows written before it: a symbol still reads its revision (its
 // file's), an edge its path (its file's), and the columns are gone.

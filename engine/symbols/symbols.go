@@ -46,7 +46,7 @@ func (s Symbol) WorkingTree() bool { return s.Revision == "working-tree" }
 
 // Columns is the select list for Scan, over symbols aliased s and parents
 // aliased p, where $1 is the repository. A symbol's revision is its file's
-// (migration 0021), read by key per row: a join with files let the planner
+// (migration 0022), read by key per row: a join with files let the planner
 // hash every file of the repository for a lookup of a few symbols (Find:
 // ~10 ms more at $GOROOT/src). The repository is the parameter, not s's
 // column, so that Citus routes the subquery with the statement (§3).

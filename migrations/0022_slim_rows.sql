@@ -1,4 +1,4 @@
--- 0021_slim_rows: code rows without what the files table already holds
+-- 0022_slim_rows: code rows without what the files table already holds
 -- (issue 39 item 3: the disk of a first index of $GOROOT/src).
 --
 -- edges.path was the path of the edge's file, which files.path holds for its
