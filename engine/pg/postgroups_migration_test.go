@@ -32,8 +32,8 @@ func TestPostingsGroupsMigrationKeepsPostings(t *testing.T) {
 		`INSERT INTO files (repository_id, id, path, revision, status)
 			SELECT $1, g, format('d/f%03s.go', 100 - g), 'r', 'indexed' FROM generate_series(1, 70) g`,
 		`INSERT INTO symbols (repository_id, id, file_id, path, name, qualified_name, kind, start_line, end_line,
-			start_byte, end_byte, content, content_hash, revision)
-			SELECT $1, CASE WHEN s = 70*10+1 THEN 3000000000 ELSE s END, s / 10, 'p', 'f', 'f', 'function', 1, 1, 0, 1, 'x', 'h', 'r'
+			start_byte, end_byte, content, content_hash)
+			SELECT $1, CASE WHEN s = 70*10+1 THEN 3000000000 ELSE s END, s / 10, 'p', 'f', 'f', 'function', 1, 1, 0, 1, 'x', 'h'
 			FROM generate_series(1, 70) g, LATERAL (VALUES (g*10), (g*10+1)) v(s)`,
 	} {
 		if _, err := db.Pool.Exec(ctx, stmt, repo); err != nil {
