@@ -7,7 +7,7 @@ import (
 )
 
 // sideBuilds is the work a bulk load leaves for its end that the resolution
-// does not read: the indexes it deferred (the postings' term and file indexes,
+// does not read: the indexes it deferred (the postings' term and group indexes,
 // the model's HNSW index, a repository's own vector index) and the statistics
 // of the tables they index. Each build is one PostgreSQL backend's work on its
 // own connection, while the resolution is another's, so on two cores the two

@@ -2,6 +2,7 @@ package index_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -98,4 +99,40 @@ func fileGroups(t *testing.T, db *pg.DB, repoID int64) map[string]int64 {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestPostingsGroupSharedByTwoWriters: a run's two writers (index.go's
+// pipeline) rewrite files of one postings group at once, each batch in its
+// own transaction; the group's lock makes each read the rows after the other
+// committed, so no writer's rows lose the other's postings (a term every file
+// holds has one row, which both rewrite).
+func TestPostingsGroupSharedByTwoWriters(t *testing.T) {
+	files := map[string]string{"go.mod": "module example.com/groups\n\ngo 1.22\n"}
+	for i := range 40 {
+		files[fmt.Sprintf("f%02d.go", i)] = fmt.Sprintf("package groups\n\n// F%d shares words.\nfunc F%d() int { return sharedword + own%d }\n", i, i, i)
+	}
+	repo := gitRepo(t, files)
+	ctx := context.Background()
+	db := pgtest.Open(t)
+	ix := index.New(db, hashing())
+	sum, err := ix.Index(ctx, repo, index.Options{Workers: 1}) // one writer: one group
+	if err != nil {
+		t.Fatal(err)
+	}
+	for round := range 3 {
+		for i := range 40 {
+			p := filepath.Join(repo, fmt.Sprintf("f%02d.go", i))
+			body := fmt.Sprintf("package groups\n\n// F%d shares words.\nfunc F%d() int { return sharedword + own%d + round%d }\n", i, i, i, round)
+			if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := ix.Index(ctx, repo, index.Options{Workers: 2, WorkingTree: true}); err != nil {
+			t.Fatal(err)
+		}
+		if g := fileGroups(t, db, sum.RepositoryID); g["f00.go"] != g["f39.go"] {
+			t.Fatalf("round %d: the files left their group: %v", round, g)
+		}
+		assertSameAsClean(t, db, sum.RepositoryID, repo, index.Options{WorkingTree: true})
+	}
 }

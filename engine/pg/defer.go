@@ -68,7 +68,7 @@ var postingsIndexes = []indexDef{
 
 // DeferPostingsIndexes drops the postings table's indexes before the first
 // bulk load of a database (no posting of any repository stored yet; see
-// deferIndexes for the other conditions). Inserted file by file, each row
+// deferIndexes for the other conditions). Inserted batch by batch, each row
 // costs a WAL record and a page write in both indexes, at random places of
 // the term index; built in one sorted pass at the end they are smaller and the
 // load is not slower. BuildPostingsIndexes builds them again.
@@ -92,9 +92,9 @@ func dropStatements(defs []indexDef) []string {
 // BuildPostingsIndexes builds the postings indexes that are missing (after a
 // deferred load, or one that did not finish), with room to sort in memory. With
 // every index in place it costs one catalog query. A missing term index means
-// a bulk load wrote the table file by file: it is rewritten in term order
+// a bulk load wrote the table batch by batch: it is rewritten in term order
 // (CLUSTER) before the other index is built, so that ranking reads each term's
-// rows from a few adjacent pages instead of one page a file. CLUSTER holds an
+// rows from a few adjacent pages instead of one page a batch. CLUSTER holds an
 // exclusive lock while it runs (seconds at $GOROOT/src); the first load of a
 // database is the only run that dropped the indexes (DeferPostingsIndexes).
 func (db *DB) BuildPostingsIndexes(ctx context.Context) error {
