@@ -25,6 +25,7 @@ type embedStage struct {
 	db          *pg.DB
 	repoID      int64
 	emb         Embedder
+	modelID     int16 // emb's (pg.DB.ModelID)
 	prog        *progressTracker
 	in          chan []pendingSymbol
 	unavailable error
@@ -32,8 +33,8 @@ type embedStage struct {
 
 const embedBatch = 256
 
-func newEmbedStage(db *pg.DB, repoID int64, emb Embedder, prog *progressTracker) *embedStage {
-	return &embedStage{db: db, repoID: repoID, emb: emb, prog: prog, in: make(chan []pendingSymbol, 8)}
+func newEmbedStage(db *pg.DB, repoID int64, modelID int16, emb Embedder, prog *progressTracker) *embedStage {
+	return &embedStage{db: db, repoID: repoID, modelID: modelID, emb: emb, prog: prog, in: make(chan []pendingSymbol, 8)}
 }
 
 func (e *embedStage) enqueue(ctx context.Context, syms []pendingSymbol) error {
@@ -117,7 +118,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 	if len(vecs) != len(syms) {
 		return fmt.Errorf("embedder %s returned %d vectors for %d texts", e.emb.Name(), len(vecs), len(syms))
 	}
-	model := e.emb.Name()
+	model := e.modelID
 	ids := make([]int64, len(syms))
 	err = pg.InTx(ctx, e.db.Pool, func(tx pgx.Tx) error { // again when a writer deadlocks with it
 		rows := make([][]any, len(syms))
@@ -145,11 +146,11 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 				kept, keptIDs = append(kept, row), append(keptIDs, syms[i].id)
 			}
 		}
-		if _, err := tx.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND model = $2 AND symbol_id = ANY ($3)`,
+		if _, err := tx.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND model_id = $2 AND symbol_id = ANY ($3)`,
 			e.repoID, model, keptIDs); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, e.db, "symbol_embeddings", []string{"repository_id", "symbol_id", "model", "content_hash", "embedding"}, kept); err != nil {
+		if err := copyRows(ctx, tx, e.db, "symbol_embeddings", []string{"repository_id", "symbol_id", "model_id", "content_hash", "embedding"}, kept); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'

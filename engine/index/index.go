@@ -219,8 +219,12 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	if err := ix.db.RegisterModel(ctx, pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}); err != nil {
 		return sum, err
 	}
+	modelID, err := ix.db.ModelID(ctx, ix.emb.Name())
+	if err != nil {
+		return sum, err
+	}
 	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
-		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name()}}
+		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID}}
 	if err := r.execute(ctx); err != nil {
 		return r.sum, err
 	}

@@ -278,7 +278,7 @@ func (r *run) load(ctx context.Context) error {
 	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
-	r.emb = newEmbedStage(ix.db, r.w.repoID, ix.emb, r.prog)
+	r.emb = newEmbedStage(ix.db, r.w.repoID, r.w.modelID, ix.emb, r.prog)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.emb.run(gctx) })
 	g.Go(func() error {

@@ -80,7 +80,7 @@ func (w *writer) dropVectors(ctx context.Context, q execer, ids []int64, kept ma
 		return nil
 	}
 	_, err := q.Exec(ctx, `DELETE FROM symbol_embeddings WHERE repository_id = $1 AND symbol_id = ANY ($2)
-		AND NOT (model = $3 AND symbol_id = ANY (coalesce($4::bigint[], '{}')))`, w.repoID, ids, w.model, keys(kept))
+		AND NOT (model_id = $3 AND symbol_id = ANY (coalesce($4::bigint[], '{}')))`, w.repoID, ids, w.modelID, keys(kept))
 	if err != nil {
 		return fmt.Errorf("delete the vectors of %d replaced symbols: %w", len(ids), err)
 	}

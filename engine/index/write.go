@@ -19,9 +19,10 @@ import (
 
 // writer owns every statement that changes a repository's code rows.
 type writer struct {
-	db     *pg.DB
-	repoID int64
-	model  string
+	db      *pg.DB
+	repoID  int64
+	model   string
+	modelID int16 // model's id, the key of its vectors (pg.DB.ModelID)
 
 	started time.Time // this run's indexing_started, set by beginRun
 	// reuseSince, when set, limits vector reuse to vectors computed from then on
@@ -124,9 +125,9 @@ func (w *writer) forget(ctx context.Context, q querier, paths []string) (map[str
 			coalesce(v.content_hash, '')
 		FROM symbols s
 		JOIN files f ON f.repository_id = s.repository_id AND f.id = s.file_id
-		LEFT JOIN symbol_embeddings v ON v.repository_id = s.repository_id AND v.symbol_id = s.id AND v.model = $3
+		LEFT JOIN symbol_embeddings v ON v.repository_id = s.repository_id AND v.symbol_id = s.id AND v.model_id = $3
 		WHERE s.repository_id = $1 AND f.path = ANY ($2)
-		ORDER BY s.id`, w.repoID, paths, w.model)
+		ORDER BY s.id`, w.repoID, paths, w.modelID)
 	if err != nil {
 		return nil, fmt.Errorf("list replaced symbols: %w", err)
 	}
@@ -430,7 +431,7 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, dir
 		{"postings", []string{"repository_id", "group_id", "term", "n", "data"}, rows.postings,
 			`repository_id, term, group_id`},
 		{"symbol_embeddings", []string{"repository_id", "symbol_id",
-			"model", "content_hash", "embedding"}, rows.vectors, ""},
+			"model_id", "content_hash", "embedding"}, rows.vectors, ""},
 	}
 	if direct {
 		sortPostingRows(rows.postings)
@@ -489,8 +490,8 @@ func (w *writer) reusableVectors(ctx context.Context, tx pgx.Tx, hashes []string
 		since = pgtype.Timestamptz{Time: w.reuseSince, Valid: true}
 	}
 	rows, err := tx.Query(ctx, `SELECT DISTINCT ON (content_hash) content_hash, embedding FROM symbol_embeddings
-		WHERE repository_id = $1 AND model = $2 AND content_hash = ANY($3) AND created_at >= $4`,
-		w.repoID, w.model, hashes, since)
+		WHERE repository_id = $1 AND model_id = $2 AND content_hash = ANY($3) AND created_at >= $4`,
+		w.repoID, w.modelID, hashes, since)
 	if err != nil {
 		return nil, fmt.Errorf("look up reusable embeddings: %w", err)
 	}

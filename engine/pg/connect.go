@@ -42,6 +42,7 @@ type DB struct {
 	iterative  atomic.Int32 // IterativeScan's answer: 0 not asked yet, 1 no, 2 yes
 	applied    int          // the schema version Open found
 	background bool         // its backends run at BackgroundNice (Background)
+	modelIDs   sync.Map     // model name -> its id (int16), ModelID
 }
 
 // Options configure Open.

@@ -48,11 +48,12 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 	defer owner.Close(context.Background())
 	shared := "symbol_embeddings_" + pg.ModelIndexName(m.Name)
 	own := pg.RepoVectorIndexName(m, repo)
+	modelID := modelIDLiteral(t, db, m.Name) // as 0021 left the predicates
 	for _, stmt := range []string{
 		`DROP INDEX ` + pgx.Identifier{shared}.Sanitize(),
 		`ALTER TABLE symbol_embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector`,
-		`CREATE INDEX ` + pgx.Identifier{shared}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx'`,
-		`CREATE INDEX ` + pgx.Identifier{own}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model = 'test-model-repoidx' AND repository_id = ` + strconv.FormatInt(repo, 10),
+		`CREATE INDEX ` + pgx.Identifier{shared}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model_id = ` + modelID,
+		`CREATE INDEX ` + pgx.Identifier{own}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::vector(4)) vector_cosine_ops) WHERE model_id = ` + modelID + ` AND repository_id = ` + strconv.FormatInt(repo, 10),
 		`CREATE TABLE before_0015 AS SELECT symbol_id, embedding AS v FROM symbol_embeddings`,
 		// 0015 also rebuilt the full-text column from search_body, gone since
 		// 0018, and the other search columns, gone since 0022.
@@ -99,7 +100,7 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 	}
 	var plan strings.Builder
 	ex, err := owner.Query(ctx, `EXPLAIN SELECT e.symbol_id FROM symbol_embeddings e
-		WHERE e.model = 'test-model-repoidx' AND e.repository_id = $1
+		WHERE e.model_id = `+modelID+` AND e.repository_id = $1
 		ORDER BY `+pg.SymbolVectorExpr("e.embedding", 4)+` <=> '[1,0,0,0]' LIMIT 10`, repo)
 	if err != nil {
 		t.Fatal(err)

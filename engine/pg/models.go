@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -19,10 +21,10 @@ type Model struct {
 // RegisterModel records an embedding model and creates its partial expression HNSW
 // indexes (one on symbol_embeddings, one on memory_embeddings), e.g.
 //
-//	CREATE INDEX ... USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WHERE model = 'x'
+//	CREATE INDEX ... USING hnsw ((embedding::halfvec(384)) halfvec_cosine_ops) WHERE model_id = 3
 //
 // Queries must cast and filter the same way to use them (SymbolVectorExpr,
-// VectorExpr). DDL needs the
+// VectorExpr, ModelID). DDL needs the
 // table owner, so this opens an owner connection. Registering a model twice is a no-op;
 // the same name with other dims is an error.
 func (db *DB) RegisterModel(ctx context.Context, m Model) error {
@@ -30,9 +32,11 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 		return fmt.Errorf("embedding model %s: dims %d out of range", m.Name, m.Dims)
 	}
 	var dims int
-	err := db.Pool.QueryRow(ctx, `SELECT dims FROM embedding_models WHERE name = $1`, m.Name).Scan(&dims)
+	var id int16
+	err := db.Pool.QueryRow(ctx, `SELECT dims, id FROM embedding_models WHERE name = $1`, m.Name).Scan(&dims, &id)
 	switch {
 	case err == nil && dims == m.Dims:
+		db.modelIDs.Store(m.Name, id)
 		// Registered; its index may have been dropped for a bulk load that did not
 		// finish (see DeferModelIndex).
 		var n int
@@ -52,32 +56,78 @@ func (db *DB) RegisterModel(ctx context.Context, m Model) error {
 		return err
 	}
 	defer conn.Close(context.Background())
-	idx := ModelIndexName(m.Name)
-	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		// Serialise concurrent registrations of the same model.
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, m.Name); err != nil {
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+		if id, err = insertModel(ctx, tx, m); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO embedding_models (name, dims, index_name) VALUES ($1, $2, $3)
-			ON CONFLICT (name) DO NOTHING`, m.Name, m.Dims, idx); err != nil {
-			return fmt.Errorf("register embedding model %s: %w", m.Name, err)
-		}
 		for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {
-			if _, err := tx.Exec(ctx, hnswDDL(table, m)); err != nil {
+			if _, err := tx.Exec(ctx, hnswDDL(table, m, id)); err != nil {
 				return fmt.Errorf("create HNSW index for model %s on %s: %w", m.Name, table, err)
 			}
 		}
 		return nil
 	})
+	if err == nil {
+		db.modelIDs.Store(m.Name, id)
+	}
+	return err
 }
 
-// hnswDDL is the model's HNSW index on table. The memory index covers the
-// indexed rows only: a pushed run's vectors wait beside it (migration 0016,
-// engine/memory delta.go).
-func hnswDDL(table string, m Model) string {
-	pred := "model = " + QuoteLiteral(m.Name)
+// insertModel adds the model to embedding_models with the next free id, unless
+// a concurrent registration did first, and returns its id. The lock serialises
+// every registration: two models must not take the same id.
+func insertModel(ctx context.Context, tx pgx.Tx, m Model) (int16, error) {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('spelunk embedding_models'))`); err != nil {
+		return 0, fmt.Errorf("register embedding model %s: %w", m.Name, err)
+	}
+	var id int
+	if err := tx.QueryRow(ctx, `SELECT coalesce(max(id), 0) + 1 FROM embedding_models`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("register embedding model %s: %w", m.Name, err)
+	}
+	if id > math.MaxInt16 {
+		return 0, fmt.Errorf("register embedding model %s: %d models are the most a database holds", m.Name, math.MaxInt16)
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO embedding_models (name, dims, index_name, id) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (name) DO NOTHING`, m.Name, m.Dims, ModelIndexName(m.Name), int16(id)); err != nil {
+		return 0, fmt.Errorf("register embedding model %s: %w", m.Name, err)
+	}
+	var got int16
+	if err := tx.QueryRow(ctx, `SELECT id FROM embedding_models WHERE name = $1`, m.Name).Scan(&got); err != nil {
+		return 0, fmt.Errorf("register embedding model %s: %w", m.Name, err)
+	}
+	return got, nil
+}
+
+// ErrUnknownModel is ModelID's error for a model never registered: no vector
+// of it is stored.
+var ErrUnknownModel = errors.New("embedding model not registered")
+
+// ModelID is the registered model's id, the key of its vectors in
+// symbol_embeddings (model_id, migration 0021): read once per DB, as a model
+// keeps its id.
+func (db *DB) ModelID(ctx context.Context, name string) (int16, error) {
+	if id, ok := db.modelIDs.Load(name); ok {
+		return id.(int16), nil
+	}
+	var id int16
+	err := db.Pool.QueryRow(ctx, `SELECT id FROM embedding_models WHERE name = $1`, name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("embedding model %s: %w", name, ErrUnknownModel)
+	} else if err != nil {
+		return 0, fmt.Errorf("look up embedding model %s: %w", name, err)
+	}
+	db.modelIDs.Store(name, id)
+	return id, nil
+}
+
+// hnswDDL is the model's HNSW index on table, the model named by its id in
+// symbol_embeddings and by its name in memory_embeddings. The memory index
+// covers the indexed rows only: a pushed run's vectors wait beside it
+// (migration 0016, engine/memory delta.go).
+func hnswDDL(table string, m Model, id int16) string {
+	pred := "model_id = " + strconv.Itoa(int(id))
 	if table == "memory_embeddings" {
-		pred += " AND indexed"
+		pred = "model = " + QuoteLiteral(m.Name) + " AND indexed"
 	}
 	return fmt.Sprintf(`CREATE INDEX IF NOT EXISTS %s ON %s USING hnsw (%s) WHERE %s`,
 		pgx.Identifier{table + "_" + ModelIndexName(m.Name)}.Sanitize(), table, hnswKey(table, m.Dims), pred)
@@ -102,7 +152,11 @@ func hnswKey(table string, dims int) string {
 // several times faster. It reports whether the index was dropped;
 // BuildModelIndex (or the next RegisterModel, after a crash) recreates it.
 func (db *DB) DeferModelIndex(ctx context.Context, m Model) (bool, error) {
-	dropped, err := db.deferIndexes(ctx, "symbol_embeddings", `SELECT 1 FROM symbol_embeddings WHERE model = $1`, []any{m.Name},
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return false, err
+	}
+	dropped, err := db.deferIndexes(ctx, "symbol_embeddings", `SELECT 1 FROM symbol_embeddings WHERE model_id = $1`, []any{id},
 		"DROP INDEX IF EXISTS "+pgx.Identifier{"symbol_embeddings_" + ModelIndexName(m.Name)}.Sanitize())
 	if err != nil {
 		return false, fmt.Errorf("defer HNSW index of %s: %w", m.Name, err)
@@ -115,9 +169,13 @@ func (db *DB) DeferModelIndex(ctx context.Context, m Model) (bool, error) {
 // deferred the index, and their two CREATE INDEX IF NOT EXISTS racing in the
 // catalog failed one of them (a duplicate key in pg_class).
 func (db *DB) BuildModelIndex(ctx context.Context, m Model) error {
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return err
+	}
 	return db.withBuildConn(ctx, "spelunk vector indexes", func(conn *pgx.Conn) error {
 		for _, table := range []string{"symbol_embeddings", "memory_embeddings"} {
-			if _, err := conn.Exec(ctx, hnswDDL(table, m)); err != nil {
+			if _, err := conn.Exec(ctx, hnswDDL(table, m, id)); err != nil {
 				return fmt.Errorf("build HNSW index of %s on %s: %w", m.Name, table, err)
 			}
 		}
@@ -144,8 +202,9 @@ func SymbolVectorExpr(column string, dims int) string {
 }
 
 // QuoteLiteral quotes s as an SQL string literal (standard_conforming_strings,
-// PostgreSQL's default). A model name goes into SQL text, not a parameter, so
-// that the planner matches the model's partial HNSW index (model = '<name>')
+// PostgreSQL's default). A model name (memory_embeddings) or id
+// (symbol_embeddings) goes into SQL text, not a parameter, so that the planner
+// matches the model's partial HNSW index (model = '<name>', model_id = <id>)
 // under any plan cache mode.
 func QuoteLiteral(s string) string {
 	out := []byte{'\''}

@@ -3,6 +3,7 @@ package pg_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -223,13 +224,17 @@ func TestRegisterModelCreatesPartialHNSW(t *testing.T) {
 	if err := db.RegisterModel(ctx, pg.Model{Name: "test-model-4", Dims: 8}); err == nil {
 		t.Fatal("re-registering a model with other dims must fail")
 	}
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil || id <= 0 {
+		t.Fatalf("ModelID = %d, %v", id, err)
+	}
 	var def string
-	err := db.Pool.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = $1`,
+	err = db.Pool.QueryRow(ctx, `SELECT indexdef FROM pg_indexes WHERE indexname = $1`,
 		"symbol_embeddings_"+pg.ModelIndexName(m.Name)).Scan(&def)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"hnsw", "halfvec(4)", "halfvec_cosine_ops", "test-model-4"} {
+	for _, want := range []string{"hnsw", "halfvec(4)", "halfvec_cosine_ops", fmt.Sprintf("(model_id = %d)", id)} {
 		if !strings.Contains(def, want) {
 			t.Errorf("index %q lacks %q", def, want)
 		}

@@ -37,7 +37,11 @@ func (db *DB) NeedsRepoVectorIndex(ctx context.Context, repoID int64, m Model) (
 	if err != nil || mine < RepoVectorIndexMin {
 		return false, err
 	}
-	return db.othersOutweigh(ctx, "symbol_embeddings", "AND model = $2", repoID, mine, m.Name)
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return false, err
+	}
+	return db.othersOutweigh(ctx, "symbol_embeddings", "AND model_id = $2", repoID, mine, id)
 }
 
 // RepoNameIndexName is the name of a repository's own trigram index of its
@@ -106,17 +110,21 @@ func (db *DB) repoVectors(ctx context.Context, repoID int64, m Model) (int, erro
 	if chunks != nil {
 		return *chunks, nil
 	}
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return 0, err
+	}
 	var n int
-	err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM symbol_embeddings
-		WHERE repository_id = $1 AND model = $2 LIMIT $3) v`, repoID, m.Name, RepoVectorIndexMin).Scan(&n)
+	err = db.Pool.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM symbol_embeddings
+		WHERE repository_id = $1 AND model_id = $2 LIMIT $3) v`, repoID, id, RepoVectorIndexMin).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count the vectors of repository %d: %w", repoID, err)
 	}
 	if n < RepoVectorIndexMin {
 		return n, nil
 	}
-	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbol_embeddings WHERE repository_id = $1 AND model = $2`,
-		repoID, m.Name).Scan(&n); err != nil {
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbol_embeddings WHERE repository_id = $1 AND model_id = $2`,
+		repoID, id).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count the vectors of repository %d: %w", repoID, err)
 	}
 	return n, nil
@@ -127,14 +135,18 @@ func (db *DB) repoVectors(ctx context.Context, repoID int64, m Model) (int, erro
 const repoVectorShare = 0.8
 
 // BuildRepoVectorIndex builds the repository's own HNSW index of the model's
-// vectors, a partial index on (model, repository_id) that the planner picks for
+// vectors, a partial index on (model_id, repository_id) that the planner picks for
 // the dense channel's query of that repository, and that later runs keep up to
 // date as they insert.
 func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) error {
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return err
+	}
 	name := RepoVectorIndexName(m, repoID)
 	return db.buildOwnIndex(ctx, repoID, "vector", name, fmt.Sprintf(
-		`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings USING hnsw (%s) WHERE model = %s AND repository_id = %d`,
-		pgx.Identifier{name}.Sanitize(), hnswKey("symbol_embeddings", m.Dims), QuoteLiteral(m.Name), repoID))
+		`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings USING hnsw (%s) WHERE model_id = %d AND repository_id = %d`,
+		pgx.Identifier{name}.Sanitize(), hnswKey("symbol_embeddings", m.Dims), id, repoID))
 }
 
 // BuildRepoNameIndex builds the repository's own trigram index of its symbol

@@ -2,6 +2,7 @@ package pg_test
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,7 +66,7 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 	}
 	var plan strings.Builder
 	rows, err := tx.Query(ctx, `EXPLAIN SELECT e.symbol_id FROM symbol_embeddings e
-		WHERE e.model = 'test-model-repoidx' AND e.repository_id = $1
+		WHERE e.model_id = `+modelIDLiteral(t, db, m.Name)+` AND e.repository_id = $1
 		ORDER BY `+pg.SymbolVectorExpr("e.embedding", 4)+` <=> '[1,0,0,0]' LIMIT 10`, big)
 	if err != nil {
 		t.Fatal(err)
@@ -90,8 +91,8 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 func seedVectors(t *testing.T, db *pg.DB, name string, n int) int64 {
 	t.Helper()
 	repo := seedSymbols(t, db, name, n)
-	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO symbol_embeddings (repository_id, symbol_id, model, content_hash, embedding)
-		SELECT $1, g, 'test-model-repoidx', 'h'||g, ('['||sin(g)||','||cos(g)||','||sin(2*g)||','||cos(3*g)||']')::vector
+	if _, err := db.Pool.Exec(context.Background(), `INSERT INTO symbol_embeddings (repository_id, symbol_id, model_id, content_hash, embedding)
+		SELECT $1, g, `+modelIDLiteral(t, db, "test-model-repoidx")+`, 'h'||g, ('['||sin(g)||','||cos(g)||','||sin(2*g)||','||cos(3*g)||']')::vector
 		FROM generate_series(1, $2::int) g`, repo, n); err != nil {
 		t.Fatal(err)
 	}
@@ -171,4 +172,15 @@ func TestRepoNameIndexServesItsRepository(t *testing.T) {
 	if name := pg.RepoNameIndexName(big); !strings.Contains(plan.String(), name) {
 		t.Fatalf("the near-miss query of the big repository is not planned on %s:\n%s", name, plan.String())
 	}
+}
+
+// modelIDLiteral is the registered model's id as SQL text, as the dense
+// channel writes it (a literal, so the planner matches the partial indexes).
+func modelIDLiteral(t testing.TB, db *pg.DB, model string) string {
+	t.Helper()
+	id, err := db.ModelID(context.Background(), model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strconv.Itoa(int(id))
 }

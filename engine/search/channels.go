@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -138,29 +139,30 @@ func (b *bestHits) sorted() []hit {
 	return hits
 }
 
-// denseSQL is the nearest-neighbour query for a model: the same cast and model
-// filter as the model's partial HNSW index ($2 the query vector, $3 the limit).
-func denseSQL(model string, dims int) string {
+// denseSQL is the nearest-neighbour query for a model (its id, pg.DB.ModelID):
+// the same cast and model filter as the model's partial HNSW index ($2 the
+// query vector, $3 the limit).
+func denseSQL(model int16, dims int) string {
 	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
-		WHERE e.model = %[2]s AND e.repository_id = $1
+		WHERE e.model_id = %[2]d AND e.repository_id = $1
 		ORDER BY %[1]s <=> $2
-		LIMIT $3`, expr, pg.QuoteLiteral(model))
+		LIMIT $3`, expr, model)
 }
 
 // denseExactSQL is the exact nearest-neighbour query: the "+ 0" keeps the
 // planner off the HNSW index, so it reads the repository's own vectors by its
 // b-tree and sorts them.
-func denseExactSQL(model string, dims int) string {
+func denseExactSQL(model int16, dims int) string {
 	expr := pg.SymbolVectorExpr("e.embedding", dims)
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
-		WHERE e.model = %[2]s AND e.repository_id = $1
+		WHERE e.model_id = %[2]d AND e.repository_id = $1
 		ORDER BY (%[1]s <=> $2) + 0
-		LIMIT $3`, expr, pg.QuoteLiteral(model))
+		LIMIT $3`, expr, model)
 }
 
 // symbolExactSQL finds exact and case-insensitive names, qualified names and
@@ -256,6 +258,12 @@ func (s *Searcher) denseChannel(ctx context.Context, p plan, efSearch int) ([]hi
 // with a filter on another table would stop short of a page.
 func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, iterative bool, depth int, withText bool,
 	f Filter) ([]hit, map[int64]string, error) {
+	model, err := s.db.ModelID(ctx, s.emb.Name())
+	if errors.Is(err, pg.ErrUnknownModel) {
+		return nil, nil, nil // nothing was ever embedded with it
+	} else if err != nil {
+		return nil, nil, err
+	}
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(fmt.Sprintf("SET LOCAL hnsw.ef_search = %d", efSearch))
@@ -264,11 +272,11 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 	}
 	var hits []hit
 	texts := map[int64]string{}
-	query := denseSQL(s.emb.Name(), s.emb.Dims())
+	query := denseSQL(model, s.emb.Dims())
 	if exact, err := s.denseExact(ctx); err != nil {
 		return nil, nil, err
 	} else if exact || !f.Empty() {
-		query = denseExactSQL(s.emb.Name(), s.emb.Dims())
+		query = denseExactSQL(model, s.emb.Dims())
 	}
 	args := []any{s.repoID, pgvector.NewHalfVector(vec), depth}
 	if !f.Empty() {

@@ -49,7 +49,11 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	for i := range q {
 		q[i] = rand.Float32()
 	}
-	plan := explain(denseSQL(model, dims), repoID, pgvector.NewHalfVector(q), 100)
+	modelID, err := db.ModelID(ctx, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan := explain(denseSQL(modelID, dims), repoID, pgvector.NewHalfVector(q), 100)
 	if !strings.Contains(plan, "symbol_embeddings_"+pg.ModelIndexName(model)) || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("dense channel does not use the model's HNSW index:\n%s", plan)
 	}
@@ -65,7 +69,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if exact, err := New(db, small.ID, fixedEmbedder{model, dims}).denseExact(ctx); err != nil || !exact {
 		t.Errorf("denseExact for a small repository beside it = %v, %v; want true", exact, err)
 	}
-	plan = explain(denseExactSQL(model, dims), small.ID, pgvector.NewHalfVector(q), 100)
+	plan = explain(denseExactSQL(modelID, dims), small.ID, pgvector.NewHalfVector(q), 100)
 	if strings.Contains(plan, "hnsw") || strings.Contains(plan, "Seq Scan on symbol_embeddings") {
 		t.Errorf("the exact dense query walks the HNSW index or scans every vector:\n%s", plan)
 	}
@@ -126,6 +130,10 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 	if err := db.RegisterModel(ctx, pg.Model{Name: model, Dims: dims}); err != nil {
 		t.Fatal(err)
 	}
+	modelID, err := db.ModelID(ctx, model)
+	if err != nil {
+		t.Fatal(err)
+	}
 	words := strings.Fields("refund invoice tax cart discount session token retry backoff limiter request response " +
 		"payment gateway customer order export csv money price total window bucket signer verify issue apply")
 	conn, err := pg.ConnectOwner(ctx, db.URL) // bulk seeding as the owner: COPY is refused under RLS
@@ -157,14 +165,14 @@ func seedChunks(t testing.TB, db *pg.DB, n, dims int, model string) int64 {
 		for j := range v {
 			v[j] = rand.Float32() - 0.5
 		}
-		vecs[i] = []any{rec.ID, int64(i + 1), model, db.Tenant, "h", pgvector.NewHalfVector(v)}
+		vecs[i] = []any{rec.ID, int64(i + 1), modelID, db.Tenant, "h", pgvector.NewHalfVector(v)}
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbols"}, []string{"repository_id", "id", "tenant_id", "file_id", "path",
 		"name", "qualified_name", "kind", "start_line", "end_line", "start_byte", "end_byte", "content", "content_hash"},
 		pgx.CopyFromRows(rows)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id", "model",
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"symbol_embeddings"}, []string{"repository_id", "symbol_id", "model_id",
 		"tenant_id", "content_hash", "embedding"}, pgx.CopyFromRows(vecs)); err != nil {
 		t.Fatal(err)
 	}
