@@ -412,7 +412,8 @@ func snapshot(t testing.TB, db *pg.DB) string {
 		coalesce(tf.path, CASE WHEN e.target_file_id IS NULL THEN '' ELSE 'a deleted file' END)
 		FROM edges e JOIN symbols s ON s.id = e.source_id LEFT JOIN symbols t ON t.id = e.target_id
 		LEFT JOIN files tf ON tf.id = e.target_file_id`)
-	q(`SELECT 'vec', s.path, s.qualified_name, e.model FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id`)
+	q(`SELECT 'vec', s.path, s.qualified_name, m.name FROM symbol_embeddings e JOIN symbols s ON s.id = e.symbol_id
+		JOIN embedding_models m ON m.id = e.model_id`)
 	// Postings per symbol, decoded, and any orphan among them.
 	repos, err := db.Pool.Query(ctx, `SELECT id FROM repositories`)
 	if err != nil {

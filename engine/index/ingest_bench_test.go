@@ -71,7 +71,11 @@ func BenchmarkIngest(b *testing.B) {
 		if err := db.RegisterModel(ctx, pg.Model{Name: "ingest-bench", Dims: 8}); err != nil {
 			b.Fatal(err)
 		}
-		w := &writer{db: db, repoID: rec.ID, model: "ingest-bench"}
+		modelID, err := db.ModelID(ctx, "ingest-bench")
+		if err != nil {
+			b.Fatal(err)
+		}
+		w := &writer{db: db, repoID: rec.ID, model: "ingest-bench", modelID: modelID}
 		b.StartTimer()
 		start := time.Now()
 		for lo := 0; lo < len(parsedFiles); lo += 64 {

@@ -74,8 +74,10 @@ var rowQueries = []string{
 	 WHERE e.repository_id = $1`,
 	// Postings: PostingLines, which decodes them.
 	// A vector whose symbol is gone (vectors have no foreign key) renders with "-".
-	`SELECT 'vec', ` + symKey("s") + `, v.model, v.content_hash, md5(v.embedding::text)
+	// The model by name: two databases may number their models differently.
+	`SELECT 'vec', ` + symKey("s") + `, m.name, v.content_hash, md5(v.embedding::text)
 	 FROM symbol_embeddings v LEFT JOIN symbols s ON s.repository_id = v.repository_id AND s.id = v.symbol_id
+	 LEFT JOIN embedding_models m ON m.id = v.model_id
 	 WHERE v.repository_id = $1`,
 }
 
