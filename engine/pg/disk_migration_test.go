@@ -48,7 +48,7 @@ func TestHalfvecMigrationKeepsVectors(t *testing.T) {
 	defer owner.Close(context.Background())
 	shared := "symbol_embeddings_" + pg.ModelIndexName(m.Name)
 	own := pg.RepoVectorIndexName(m, repo)
-	modelID := modelIDLiteral(t, db, m.Name) // as 0021 left the predicates
+	modelID := modelIDLiteral(t, db, m.Name) // as 0023 left the predicates
 	for _, stmt := range []string{
 		`DROP INDEX ` + pgx.Identifier{shared}.Sanitize(),
 		`ALTER TABLE symbol_embeddings ALTER COLUMN embedding TYPE vector USING embedding::vector`,

@@ -13,10 +13,10 @@ import (
 )
 
 // TestModelIDMigrationKeepsVectors puts symbol_embeddings and embedding_models
-// back as migration 0020 left them (the model's name in every vector row, its
+// back as migration 0022 left them (the model's name in every vector row, its
 // HNSW indexes partial on model = '<name>'), with the rows of two models and
 // both kinds of HNSW index (each model's, a repository's own), then applies
-// 0021: every vector must keep its model, now by id, and every index must be
+// 0023: every vector must keep its model, now by id, and every index must be
 // rebuilt on the id under its old name and serve the dense query.
 func TestModelIDMigrationKeepsVectors(t *testing.T) {
 	db := pgtest.Open(t)
@@ -43,7 +43,7 @@ func TestModelIDMigrationKeepsVectors(t *testing.T) {
 		return `CREATE INDEX ` + pgx.Identifier{name}.Sanitize() + ` ON symbol_embeddings USING hnsw ((embedding::halfvec(4)) halfvec_cosine_ops) WHERE ` + pred
 	}
 	for _, stmt := range []string{
-		`CREATE TABLE before_0021 AS SELECT e.symbol_id, m.name, e.embedding FROM symbol_embeddings e JOIN embedding_models m ON m.id = e.model_id`,
+		`CREATE TABLE before_0023 AS SELECT e.symbol_id, m.name, e.embedding FROM symbol_embeddings e JOIN embedding_models m ON m.id = e.model_id`,
 		`DROP INDEX ` + pgx.Identifier{"symbol_embeddings_" + pg.ModelIndexName(a.Name)}.Sanitize(),
 		`DROP INDEX ` + pgx.Identifier{"symbol_embeddings_" + pg.ModelIndexName(b.Name)}.Sanitize(),
 		`ALTER TABLE symbol_embeddings ALTER COLUMN model_id TYPE text USING CASE model_id
@@ -60,10 +60,10 @@ func TestModelIDMigrationKeepsVectors(t *testing.T) {
 		}
 	}
 	if err := pgx.BeginFunc(ctx, owner, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, migrationSQL(t, 21))
+		_, err := tx.Exec(ctx, migrationSQL(t, 23))
 		return err
 	}); err != nil {
-		t.Fatalf("migration 0021 on a table with rows: %v", err)
+		t.Fatalf("migration 0023 on a table with rows: %v", err)
 	}
 
 	ids := map[string]int{}
@@ -77,16 +77,16 @@ func TestModelIDMigrationKeepsVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(ids) != 2 || ids[a.Name] == ids[b.Name] || ids[a.Name] < 1 || ids[b.Name] < 1 {
-		t.Fatalf("model ids after 0021: %v", ids)
+		t.Fatalf("model ids after 0023: %v", ids)
 	}
 	var n, same int
 	if err := owner.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE e.embedding = b.embedding)
-		FROM before_0021 b JOIN embedding_models m USING (name)
+		FROM before_0023 b JOIN embedding_models m USING (name)
 		JOIN symbol_embeddings e ON e.symbol_id = b.symbol_id AND e.model_id = m.id`).Scan(&n, &same); err != nil {
 		t.Fatal(err)
 	}
 	if n != 500 || same != n {
-		t.Fatalf("after 0021: %d of 500 vectors kept with their model, %d equal", n, same)
+		t.Fatalf("after 0023: %d of 500 vectors kept with their model, %d equal", n, same)
 	}
 	checkIndexes(t, owner, map[string]string{
 		"symbol_embeddings_pkey":                         "(repository_id, symbol_id, model_id)",
@@ -113,7 +113,7 @@ func TestModelIDMigrationKeepsVectors(t *testing.T) {
 			t.Fatal(err)
 		}
 		if plan := strings.Join(lines, "\n"); !strings.Contains(plan, index) {
-			t.Errorf("the dense query of %s after 0021 is not planned on %s:\n%s", m, index, plan)
+			t.Errorf("the dense query of %s after 0023 is not planned on %s:\n%s", m, index, plan)
 		}
 	}
 }

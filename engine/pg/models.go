@@ -103,7 +103,7 @@ func insertModel(ctx context.Context, tx pgx.Tx, m Model) (int16, error) {
 var ErrUnknownModel = errors.New("embedding model not registered")
 
 // ModelID is the registered model's id, the key of its vectors in
-// symbol_embeddings (model_id, migration 0021): read once per DB, as a model
+// symbol_embeddings (model_id, migration 0023): read once per DB, as a model
 // keeps its id.
 func (db *DB) ModelID(ctx context.Context, name string) (int16, error) {
 	if id, ok := db.modelIDs.Load(name); ok {

@@ -1,5 +1,5 @@
--- 0021_model_ids: a symbol vector names its model by a small integer (issue 39
--- item 3). (Numbered 0023 once 0021 and 0022 of the other branches are in.)
+-- 0023_model_ids: a symbol vector names its model by a small integer (issue 39
+-- item 3).
 --
 -- Every symbol_embeddings row stored its model's name as text (~30 bytes, e.g.
 -- 'spelunk-code-256d-v1-8b446efc'), three times over: in the heap, in the
@@ -32,7 +32,7 @@ ALTER TABLE symbol_embeddings DROP CONSTRAINT IF EXISTS symbol_embeddings_model_
 -- over the table, which rebuilds the primary key and the hash index on the id),
 -- and each built again from its own definition with model_id = <id>, under its
 -- own name, as 0015 did for halfvec.
-CREATE TEMP TABLE spelunk_0021_hnsw ON COMMIT DROP AS
+CREATE TEMP TABLE spelunk_0023_hnsw ON COMMIT DROP AS
     SELECT indexname, indexdef FROM pg_indexes
     WHERE schemaname = current_schema() AND tablename = 'symbol_embeddings' AND indexdef LIKE '%USING hnsw%';
 
@@ -41,7 +41,7 @@ DECLARE
     r record;
     ids text;
 BEGIN
-    FOR r IN SELECT indexname FROM spelunk_0021_hnsw LOOP
+    FOR r IN SELECT indexname FROM spelunk_0023_hnsw LOOP
         EXECUTE format('DROP INDEX %I', r.indexname);
     END LOOP;
     -- A CASE of literals rather than a lookup: the same expression runs on
@@ -59,13 +59,13 @@ DECLARE
     m record;
     def text;
 BEGIN
-    FOR r IN SELECT indexname, indexdef FROM spelunk_0021_hnsw LOOP
+    FOR r IN SELECT indexname, indexdef FROM spelunk_0023_hnsw LOOP
         def := r.indexdef;
         FOR m IN SELECT name, id FROM embedding_models LOOP
             def := replace(def, format('(model = %L::text)', m.name), format('(model_id = %s)', m.id));
         END LOOP;
         IF def = r.indexdef THEN
-            RAISE EXCEPTION 'migration 0021: index % names no registered model: %', r.indexname, r.indexdef;
+            RAISE EXCEPTION 'migration 0023: index % names no registered model: %', r.indexname, r.indexdef;
         END IF;
         EXECUTE def;
     END LOOP;
