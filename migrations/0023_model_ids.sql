@@ -4,10 +4,11 @@
 -- Every symbol_embeddings row stored its model's name as text (~30 bytes, e.g.
 -- 'spelunk-code-256d-v1-8b446efc'), three times over: in the heap, in the
 -- primary key (repository_id, symbol_id, model) and in symbol_embeddings_hash_idx
--- (repository_id, model, content_hash). At $GOROOT/src (101k vectors of 256
--- dimensions) rows were ~692 bytes, 11 to a page: 75.3 MB of heap, 6.8 MB of
--- primary key, 9.7 MB of hash index. A smallint id makes rows ~662 bytes, 12
--- to a page, and shrinks both b-trees (docs/BENCHMARKS.md "Disk").
+-- (repository_id, model, content_hash). At $GOROOT/src (101k vectors of 284
+-- dimensions) rows were ~696 bytes, 11 to a page: 75.3 MB of heap, 6.8 MB of
+-- primary key, 9.7 MB of hash index. A smallint id makes rows ~672 bytes, 12
+-- to a page: heap 69.0 MB, primary key 4.1 MB, hash index 6.9 MB (182.7 -> 170.9 MB
+-- in all; docs/BENCHMARKS.md "Disk right after a first index, round 6").
 --
 -- embedding_models gets an id (1, 2, ... in order of registration; RegisterModel
 -- takes the next one). The model's name stays the API (pg.Model) and the key of
