@@ -64,25 +64,11 @@ func TestRepoVectorIndexServesItsRepository(t *testing.T) {
 	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 		t.Fatal(err)
 	}
-	var plan strings.Builder
-	rows, err := tx.Query(ctx, `EXPLAIN SELECT e.symbol_id FROM symbol_embeddings e
+	plan := explainPlan(t, tx, `SELECT e.symbol_id FROM symbol_embeddings e
 		WHERE e.model_id = `+modelIDLiteral(t, db, m.Name)+` AND e.repository_id = $1
 		ORDER BY `+pg.SymbolVectorExpr("e.embedding", 4)+` <=> '[1,0,0,0]' LIMIT 10`, big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if name := pg.RepoVectorIndexName(m, big); !strings.Contains(plan.String(), name) {
-		t.Fatalf("the dense query of the big repository is not planned on %s:\n%s", name, plan.String())
+	if name := pg.RepoVectorIndexName(m, big); !strings.Contains(plan, name) {
+		t.Fatalf("the dense query of the big repository is not planned on %s:\n%s", name, plan)
 	}
 }
 
@@ -153,24 +139,10 @@ func TestRepoNameIndexServesItsRepository(t *testing.T) {
 	if _, err := db.Pool.Exec(ctx, `ANALYZE symbols`); err != nil {
 		t.Fatal(err)
 	}
-	var plan strings.Builder
-	rows, err := db.Pool.Query(ctx, `EXPLAIN SELECT s.id FROM symbols s
+	plan := explainPlan(t, db.Pool, `SELECT s.id FROM symbols s
 		WHERE s.repository_id = $1 AND lower(s.name) % 'f1234x'`, big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan.WriteString(line + "\n")
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	if name := pg.RepoNameIndexName(big); !strings.Contains(plan.String(), name) {
-		t.Fatalf("the near-miss query of the big repository is not planned on %s:\n%s", name, plan.String())
+	if name := pg.RepoNameIndexName(big); !strings.Contains(plan, name) {
+		t.Fatalf("the near-miss query of the big repository is not planned on %s:\n%s", name, plan)
 	}
 }
 

@@ -2,7 +2,6 @@ package pg_test
 
 import (
 	"context"
-	"slices"
 	"testing"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
@@ -14,31 +13,7 @@ import (
 // (nextval of pg_get_serial_sequence) still names the column's sequence.
 func TestSequencesMigrationKeepsIDs(t *testing.T) {
 	ctx := context.Background()
-	ms, err := pg.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The migration's position, found by name: another may be numbered
-	// before it when branches merge.
-	at := slices.IndexFunc(ms, func(m pg.Migration) bool { return m.Name == "sequences" })
-	if at < 0 {
-		t.Fatal("no migration named sequences")
-	}
-	url := freshDatabase(t)
-	conn, err := pg.ConnectOwner(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE TABLE spelunk_schema_migrations (version integer PRIMARY KEY,
-		name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:at] {
-		if err := pg.ApplyMigration(ctx, conn, m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	conn, rest := migratedBefore(t, "sequences")
 	if _, err := conn.Exec(ctx, `SET spelunk.tenant = 'default'`); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +24,7 @@ func TestSequencesMigrationKeepsIDs(t *testing.T) {
 	if _, err := conn.Exec(ctx, `INSERT INTO files (repository_id, path, revision, status) SELECT $1, 'f' || g, 'r', 'indexed' FROM generate_series(1, 5) g`, repo); err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range ms[at:] {
+	for _, m := range rest {
 		if err := pg.ApplyMigration(ctx, conn, m); err != nil {
 			t.Fatal(err)
 		}

@@ -15,28 +15,7 @@ import (
 // file's), an edge its path (its file's), and the columns are gone.
 func TestSlimRowsMigrationKeepsWhatRowsSay(t *testing.T) {
 	ctx := context.Background()
-	ms, err := pg.Migrations()
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := slices.IndexFunc(ms, func(m pg.Migration) bool { return m.Name == "slim_rows" })
-	if at < 0 {
-		t.Fatal("no migration named slim_rows")
-	}
-	conn, err := pg.ConnectOwner(ctx, freshDatabase(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, `CREATE TABLE spelunk_schema_migrations (version integer PRIMARY KEY,
-		name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range ms[:at] {
-		if err := pg.ApplyMigration(ctx, conn, m); err != nil {
-			t.Fatal(err)
-		}
-	}
+	conn, rest := migratedBefore(t, "slim_rows")
 	for _, stmt := range []string{
 		`SET spelunk.tenant = 'default'`,
 		`INSERT INTO repositories (id, name, root) VALUES (1, 'a', '/a')`,
@@ -56,7 +35,7 @@ func TestSlimRowsMigrationKeepsWhatRowsSay(t *testing.T) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	for _, m := range ms[at:] {
+	for _, m := range rest {
 		if err := pg.ApplyMigration(ctx, conn, m); err != nil {
 			t.Fatal(err)
 		}
