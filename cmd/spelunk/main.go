@@ -46,9 +46,15 @@ func main() {
 }
 
 func run(ctx context.Context, args []string) int {
+	stopProfile, err := startCPUProfile()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "spelunk:", err)
+		return 1
+	}
 	root := newRoot()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err = root.ExecuteContext(ctx)
+	stopProfile()
 	if err == nil {
 		return 0
 	}
