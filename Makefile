@@ -55,7 +55,7 @@ test-go:
 # index (default two copies of the fixture).
 citus-test: build
 	@test -n "$$SPELUNK_CITUS_URL" || { echo "citus-test: set SPELUNK_CITUS_URL to the Citus coordinator's URL (docs/OPERATIONS.md)" >&2; exit 2; }
-	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(GO) test -tags citus -count=1 -v -timeout 30m -run TestCitusCluster ./cmd/spelunk/
+	@bash engine/pg/setup/with-test-cluster.sh ./$(BIN) $(GO) test -tags citus -count=1 -v -timeout 30m -run 'TestCitusCluster|TestCitusUpgradeOfADistributedSchema' ./cmd/spelunk/
 
 # The differential soak (docs/BENCHMARKS.md "Incremental equals clean"): SOAK_SEEDS seeds of
 # SOAK_STEPS random changes, each run compared row for row with a clean index,

@@ -33,6 +33,16 @@
 --
 -- Existing rows are regrouped here: each repository's files in path order, 64
 -- to a group.
+-- On Citus, every statement of this transaction over one connection per node:
+-- Citus creates the session's functions below over the connection it used
+-- for the tables' DDL, and refuses once a statement ran in parallel.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') THEN
+        PERFORM set_config('citus.multi_shard_modify_mode', 'sequential', true);
+    END IF;
+END $$;
+
 ALTER TABLE files ADD COLUMN postings_group bigint;
 
 ALTER TABLE postings RENAME TO postings_0020;
@@ -56,6 +66,33 @@ CREATE TABLE postings (
     tenant_id     text    NOT NULL DEFAULT current_setting('spelunk.tenant', true),
     data          bytea   NOT NULL
 );
+
+-- On Citus (the old table distributed by `spelunk db distribute`): the new
+-- table is distributed the same way before it is filled, and the old rows are
+-- first gathered on the coordinator, where the session's decoding functions
+-- below exist (a statement over distributed tables runs on the workers). On
+-- one server the source is a view of the same join.
+DO $$
+DECLARE
+    distributed boolean := false;
+BEGIN
+    -- Dynamic SQL: on one server pg_dist_partition does not exist, and a
+    -- statement naming it fails when it is planned.
+    IF to_regclass('pg_catalog.pg_dist_partition') IS NOT NULL THEN
+        EXECUTE $q$SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = 'postings_0020'::regclass)$q$
+            INTO distributed;
+    END IF;
+    IF distributed THEN
+        EXECUTE $q$SELECT create_distributed_table('postings', 'repository_id', colocate_with => 'files')$q$;
+        CREATE TEMP TABLE spelunk_0021_source ON COMMIT DROP AS
+            SELECT p.repository_id, f.postings_group, p.term, p.tenant_id, p.data
+            FROM postings_0020 p JOIN files f ON f.repository_id = p.repository_id AND f.id = p.file_id;
+    ELSE
+        CREATE TEMP VIEW spelunk_0021_source AS
+            SELECT p.repository_id, f.postings_group, p.term, p.tenant_id, p.data
+            FROM postings_0020 p JOIN files f ON f.repository_id = p.repository_id AND f.id = p.file_id;
+    END IF;
+END $$;
 
 CREATE OR REPLACE FUNCTION pg_temp.spelunk_uvarint(x bigint) RETURNS bytea
 LANGUAGE plpgsql IMMUTABLE STRICT AS $$
@@ -108,16 +145,17 @@ SELECT repository_id, group_id, count(*), term, tenant_id,
        string_agg(pg_temp.spelunk_uvarint(sym - prev) || pg_temp.spelunk_uvarint(tf)
            || pg_temp.spelunk_uvarint(dl), '\x'::bytea ORDER BY sym)
 FROM (
-    SELECT p.repository_id, f.postings_group AS group_id, p.term, p.tenant_id, d.sym, d.tf, d.dl,
-           coalesce(lag(d.sym) OVER (PARTITION BY p.repository_id, f.postings_group, p.term ORDER BY d.sym), 0) AS prev
-    FROM postings_0020 p
-    JOIN files f ON f.repository_id = p.repository_id AND f.id = p.file_id
+    SELECT p.repository_id, p.postings_group AS group_id, p.term, p.tenant_id, d.sym, d.tf, d.dl,
+           coalesce(lag(d.sym) OVER (PARTITION BY p.repository_id, p.postings_group, p.term ORDER BY d.sym), 0) AS prev
+    FROM pg_temp.spelunk_0021_source p
     CROSS JOIN LATERAL pg_temp.spelunk_postings(p.data) d
 ) x
 GROUP BY repository_id, term, group_id, tenant_id
 ORDER BY repository_id, term, group_id;
 
-DROP TABLE postings_0020;
+-- The view (one server) goes with the table it reads; the temporary table
+-- (Citus) with the transaction.
+DROP TABLE postings_0020 CASCADE;
 ALTER TABLE files FORCE ROW LEVEL SECURITY;
 
 CREATE INDEX postings_term_idx ON postings (repository_id, term);

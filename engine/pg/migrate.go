@@ -170,8 +170,10 @@ func applyMigration(ctx context.Context, conn *pgx.Conn, m Migration) error {
 
 func applyMigrationOnce(ctx context.Context, conn *pgx.Conn, m Migration) error {
 	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, m.SQL); err != nil {
-			return err
+		for _, stmt := range splitStatements(m.SQL) {
+			if _, err := tx.Exec(ctx, stmt); err != nil {
+				return err
+			}
 		}
 		_, err := tx.Exec(ctx, `INSERT INTO spelunk_schema_migrations (version, name) VALUES ($1, $2)`, m.Version, m.Name)
 		return err

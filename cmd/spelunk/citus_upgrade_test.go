@@ -1,0 +1,88 @@
+//go:build citus
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spelunkhq/spelunk/engine/pg"
+	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
+)
+
+// TestCitusUpgradeOfADistributedSchema: a database distributed and indexed by
+// an older spelunk ($SPELUNK_CITUS_OLD_BIN, built before the migrations under
+// test) in an empty Citus database ($SPELUNK_CITUS_UPGRADE_URL: the citus,
+// vector and pg_trgm extensions created and the workers added, as for
+// SPELUNK_CITUS_URL) is migrated by this build on its first command. After it
+// every table is still distributed or reference without another `db
+// distribute`, and search, the graph, a memory and a save answer as a fresh
+// index on one server does.
+func TestCitusUpgradeOfADistributedSchema(t *testing.T) {
+	old, coord := os.Getenv("SPELUNK_CITUS_OLD_BIN"), os.Getenv("SPELUNK_CITUS_UPGRADE_URL")
+	if old == "" || coord == "" {
+		t.Skip("set SPELUNK_CITUS_OLD_BIN (a spelunk built before the migrations to test) and SPELUNK_CITUS_UPGRADE_URL (an empty Citus database) to run the upgrade (docs/OPERATIONS.md)")
+	}
+	ctx := context.Background()
+	var tables int
+	if err := owner(t, ctx, coord).QueryRow(ctx, `SELECT count(*) FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND relkind = 'r'`).Scan(&tables); err != nil {
+		t.Fatal(err)
+	}
+	if tables > 0 {
+		t.Fatalf("SPELUNK_CITUS_UPGRADE_URL holds %d tables: the upgrade needs an empty database", tables)
+	}
+	runOld := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(old, append([]string{"--db", coord, "--cache", "off"}, args...)...)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %v: %v\n%s", old, args, err, out)
+		}
+	}
+	runOld("db", "distribute")
+	repos := citusRepos(t)
+	for _, r := range repos {
+		runOld("index", r)
+	}
+	runOld("--repo", repos[0], "memory", "add", "--kind", "fact", "--author", "upgrade-test",
+		"the fixture's memory written before the upgrade")
+
+	// The first command of this build migrates the distributed schema.
+	code, _, errOut := spelunk(t, "--db", coord, "--cache", "off", "--repo", repos[0], "memory", "list")
+	if code != 0 {
+		t.Fatalf("the first command after the upgrade: %d %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "upgrading the database") {
+		t.Fatalf("no migration ran: is SPELUNK_CITUS_OLD_BIN older than this build's schema? stderr: %s", errOut)
+	}
+	checkEveryTableDistributed(t, ctx, coord)
+	code, out, errOut := spelunk(t, "--db", coord, "db", "distribute", "--json")
+	if code != 0 {
+		t.Fatalf("db distribute after the upgrade: %d %s", code, errOut)
+	}
+	var rep pg.DistributeReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("db distribute --json: %v\n%s", err, out)
+	}
+	if len(rep.Distributed) > 0 || len(rep.Reference) > 0 {
+		t.Errorf("the migrations left tables for db distribute: %+v", rep)
+	}
+
+	single := pgtest.URL(t)
+	figures := map[string][]time.Duration{}
+	for _, r := range repos {
+		indexRepo(t, single, r)
+		compareSearches(t, coord, single, r, figures)
+	}
+	code, out, _ = spelunk(t, "--db", coord, "--cache", "off", "--repo", repos[0], "memory", "list")
+	if code != 0 || !strings.Contains(out, "written before the upgrade") {
+		t.Errorf("the memory written before the upgrade: %d %q", code, out)
+	}
+	checkSave(t, coord, repos[0])
+	logFigures(t, figures)
+}
