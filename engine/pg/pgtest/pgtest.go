@@ -10,6 +10,7 @@
 //     setup` has run).
 //
 // With CI=true a missing server fails the test; elsewhere it skips with the reason.
+// Migrations that fail on a running server fail the test everywhere.
 package pgtest
 
 import (
@@ -17,6 +18,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -58,10 +60,7 @@ func URL(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { setupErr = setup() })
 	if setupErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("test database unavailable (CI=true, so this fails): %v", setupErr)
-		}
-		t.Skipf("test database unavailable (run `make setup`, or set SPELUNK_TEST_DATABASE_URL): %v", setupErr)
+		unavailable(t, setupErr)
 	}
 	ctx := context.Background()
 	name := "t_" + randomHex(8)
@@ -107,12 +106,31 @@ func ServerURL(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { setupErr = setup() })
 	if setupErr != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("test database unavailable: %v", setupErr)
-		}
-		t.Skipf("test database unavailable: %v", setupErr)
+		unavailable(t, setupErr)
 	}
 	return WithDatabase(serverURL, "postgres")
+}
+
+// schemaError is a server that answered but on which spelunk's migrations
+// failed: a defect of the code under test, never a reason to skip.
+type schemaError struct{ err error }
+
+func (e schemaError) Error() string { return e.err.Error() }
+func (e schemaError) Unwrap() error { return e.err }
+
+// unavailable ends a test that has no database: a failure with CI=true or
+// when the migrations failed on a running server, a skip with the reason
+// otherwise (no PostgreSQL installed here).
+func unavailable(t testing.TB, err error) {
+	t.Helper()
+	var se schemaError
+	switch {
+	case errors.As(err, &se):
+		t.Fatalf("spelunk's migrations fail on the test server: %v", err)
+	case os.Getenv("CI") == "true":
+		t.Fatalf("test database unavailable (CI=true, so this fails): %v", err)
+	}
+	t.Skipf("test database unavailable (run `make setup`, or set SPELUNK_TEST_DATABASE_URL): %v", err)
 }
 
 func setup() error {
@@ -177,7 +195,7 @@ func setup() error {
 	}
 	if _, err := pg.Migrate(ctx, conn); err != nil {
 		conn.Close(ctx)
-		return fmt.Errorf("migrate template: %w", err)
+		return schemaError{fmt.Errorf("migrate template: %w", err)}
 	}
 	conn.Close(ctx)
 	_, err = admin.Exec(ctx, "ALTER DATABASE "+pgx.Identifier{template}.Sanitize()+" WITH IS_TEMPLATE true")
