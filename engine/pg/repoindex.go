@@ -145,8 +145,8 @@ func (db *DB) BuildRepoVectorIndex(ctx context.Context, repoID int64, m Model) e
 	}
 	name := RepoVectorIndexName(m, repoID)
 	return db.buildOwnIndex(ctx, repoID, "vector", name, fmt.Sprintf(
-		`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings USING hnsw (%s) WHERE model_id = %d AND repository_id = %d`,
-		pgx.Identifier{name}.Sanitize(), hnswKey("symbol_embeddings", m.Dims), id, repoID))
+		`CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON symbol_embeddings USING hnsw (%s)%s WHERE model_id = %d AND repository_id = %d`,
+		pgx.Identifier{name}.Sanitize(), hnswKey("symbol_embeddings", m.Dims), hnswWith("symbol_embeddings"), id, repoID))
 }
 
 // BuildRepoNameIndex builds the repository's own trigram index of its symbol
