@@ -41,14 +41,7 @@ func TestCitusCluster(t *testing.T) {
 	single := pgtest.URL(t)
 	ctx := context.Background()
 
-	code, out, errOut := spelunk(t, "--db", coord, "db", "distribute", "--json")
-	if code != 0 {
-		t.Fatalf("db distribute: %d %s", code, errOut)
-	}
-	var rep pg.DistributeReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("db distribute --json: %v\n%s", err, out)
-	}
+	rep := distribute(t, coord)
 	t.Logf("citus %s, %d workers", rep.Citus, rep.Workers)
 	if rep.Workers < 1 {
 		t.Fatalf("the coordinator has no workers: %+v", rep)
@@ -71,6 +64,21 @@ func TestCitusCluster(t *testing.T) {
 	checkTenantIsolation(t, ctx, coord, routed, repos[0])
 	checkRouterPlan(t, ctx, coord, repos[0])
 	logFigures(t, figures)
+}
+
+// distribute runs `spelunk db distribute --json` on the coordinator and
+// returns its report.
+func distribute(t *testing.T, coord string) pg.DistributeReport {
+	t.Helper()
+	code, out, errOut := spelunk(t, "--db", coord, "db", "distribute", "--json")
+	if code != 0 {
+		t.Fatalf("db distribute: %d %s", code, errOut)
+	}
+	var rep pg.DistributeReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("db distribute --json: %v\n%s", err, out)
+	}
+	return rep
 }
 
 // withParam adds a startup parameter to a URL (pgx sends unknown URL

@@ -4,14 +4,12 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
@@ -62,15 +60,7 @@ func TestCitusUpgradeOfADistributedSchema(t *testing.T) {
 		t.Fatalf("no migration ran: is SPELUNK_CITUS_OLD_BIN older than this build's schema? stderr: %s", errOut)
 	}
 	checkEveryTableDistributed(t, ctx, coord)
-	code, out, errOut := spelunk(t, "--db", coord, "db", "distribute", "--json")
-	if code != 0 {
-		t.Fatalf("db distribute after the upgrade: %d %s", code, errOut)
-	}
-	var rep pg.DistributeReport
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("db distribute --json: %v\n%s", err, out)
-	}
-	if len(rep.Distributed) > 0 || len(rep.Reference) > 0 {
+	if rep := distribute(t, coord); len(rep.Distributed) > 0 || len(rep.Reference) > 0 {
 		t.Errorf("the migrations left tables for db distribute: %+v", rep)
 	}
 
@@ -88,7 +78,7 @@ func TestCitusUpgradeOfADistributedSchema(t *testing.T) {
 		indexRepo(t, single, r)
 		compareSearches(t, routed, single, r, figures)
 	}
-	code, out, _ = spelunk(t, "--db", coord, "--cache", "off", "--repo", repos[0], "memory", "list")
+	code, out, _ := spelunk(t, "--db", coord, "--cache", "off", "--repo", repos[0], "memory", "list")
 	if code != 0 || !strings.Contains(out, "written before the upgrade") {
 		t.Errorf("the memory written before the upgrade: %d %q", code, out)
 	}
