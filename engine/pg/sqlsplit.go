@@ -33,9 +33,9 @@ func splitStatements(sql string) []string {
 			i = skipBlockComment(sql, i)
 			continue
 		case c == '\'':
-			i = skipString(sql, i, i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e') && !identByte(sql, i-2))
+			i = skipQuoted(sql, i, i > 0 && (sql[i-1] == 'E' || sql[i-1] == 'e') && !identByte(sql, i-2))
 		case c == '"':
-			i = skipQuotedIdent(sql, i)
+			i = skipQuoted(sql, i, false)
 		case c == '$':
 			i = skipDollar(sql, i)
 		default:
@@ -89,29 +89,17 @@ func skipBlockComment(sql string, i int) int {
 	return i
 }
 
-// skipString skips a quoted literal starting at i: two quotes in a row are
-// a quote inside it, and with escapes so is a backslash and a quote.
-func skipString(sql string, i int, escapes bool) int {
+// skipQuoted skips the quoted literal or identifier starting at i, closed by
+// the quote that opens it: two quotes in a row are a quote inside it, and with
+// escapes (E'...') so is a backslash and a quote.
+func skipQuoted(sql string, i int, escapes bool) int {
+	q := sql[i]
 	for i++; i < len(sql); i++ {
 		switch {
 		case escapes && sql[i] == '\\':
 			i++
-		case sql[i] == '\'':
-			if i+1 < len(sql) && sql[i+1] == '\'' {
-				i++
-				continue
-			}
-			return i + 1
-		}
-	}
-	return i
-}
-
-// skipQuotedIdent skips a "..." identifier starting at i ("" is a quote inside it).
-func skipQuotedIdent(sql string, i int) int {
-	for i++; i < len(sql); i++ {
-		if sql[i] == '"' {
-			if i+1 < len(sql) && sql[i+1] == '"' {
+		case sql[i] == q:
+			if i+1 < len(sql) && sql[i+1] == q {
 				i++
 				continue
 			}
