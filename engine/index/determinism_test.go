@@ -106,3 +106,31 @@ func TestIncrementalGraphIsClean(t *testing.T) {
 		t.Fatalf("incremental index differs from a clean one:\n%s", diffLines(a, b))
 	}
 }
+
+// TestSharesDecideAsOne: a full pass decides the edges on several connections,
+// each its share of the files (resolve_parts.go). One, two and three shares of
+// the same commit hold the same graph, with the Python package that re-exports
+// a name (the one step that reads another edge's decision of the run) among
+// the files.
+func TestSharesDecideAsOne(t *testing.T) {
+	repo := withConfidenceFixture(t)
+	commitFiles(t, repo, srcLayoutFixture)
+	ctx := context.Background()
+	var first string
+	for _, parts := range []int{1, 2, 3} {
+		db := pgtest.Open(t)
+		opts := index.Options{}
+		index.SetResolveParts(&opts, parts)
+		if _, err := index.New(db, hashing()).Index(ctx, repo, opts); err != nil {
+			t.Fatal(err)
+		}
+		snap := snapshot(t, db)
+		if parts == 1 {
+			first = snap
+			continue
+		}
+		if snap != first {
+			t.Fatalf("%d shares differ from one:\n%s", parts, diffLines(first, snap))
+		}
+	}
+}

@@ -14,3 +14,6 @@ func KeepEdgeUpdate(o *Options) { o.keepEdgeUpdate = true }
 
 // ReportEdgeRewrite has the run set *rewrote to whether it rewrote the edges.
 func ReportEdgeRewrite(o *Options, rewrote *bool) { o.rewroteEdges = rewrote }
+
+// SetResolveParts sets how many connections a full pass decides the edges on.
+func SetResolveParts(o *Options, n int) { o.resolveParts = n }

@@ -14,6 +14,7 @@
 package index
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,6 +71,7 @@ type Options struct {
 	// rewrote them (resolve_rewrite.go).
 	keepEdgeUpdate bool
 	rewroteEdges   *bool
+	resolveParts   int // connections a full pass decides on; 0 = defaultResolveParts (SetResolveParts)
 }
 
 // Progress is a snapshot of a run.
@@ -224,7 +226,8 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 		return sum, err
 	}
 	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
-		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID}}
+		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID,
+			resolveParts: cmp.Or(opts.resolveParts, defaultResolveParts)}}
 	if err := r.execute(ctx); err != nil {
 		return r.sum, err
 	}

@@ -113,7 +113,7 @@ const affectedResolved = `
 	      AND x.candidates && (SELECT coalesce(array_agg(id), '{}') FROM res_gone) AND ` + scopedRun + `
 	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
 	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
-	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun + partMark
 
 const affectedUnresolved = `
 	SELECT x.id FROM edges x WHERE x.repository_id = $1
@@ -123,7 +123,7 @@ const affectedUnresolved = `
 	      WHERE x.repository_id = $1 AND x.target_name = n.name AND x.target_id IS NULL) x WHERE ` + scopedRun + `
 	UNION ALL SELECT x.id FROM res_scope_names n CROSS JOIN LATERAL (SELECT x.id FROM edges x
 	      WHERE x.repository_id = $1 AND ` + typeBaseX + ` <> '' AND ` + typeBaseX + ` = n.name) x WHERE ` + scopedRun + `
-	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun
+	UNION ALL SELECT x.id FROM edges x WHERE x.repository_id = $1 AND NOT ` + scopedRun + partMark
 
 // scopedRun holds in a scoped run; in a full pass the last branch of each
 // list above takes every edge and the others are left out.
@@ -274,8 +274,8 @@ func byKey(sql string, scoped bool) string {
 	return keyLookup.ReplaceAllString(sql, "IN (SELECT id FROM $1)")
 }
 
-// applySteps write the decisions back.
-var applySteps = []struct{ name, sql string }{
+// adjustSteps correct decisions the steps made, before they are written.
+var adjustSteps = []struct{ name, sql string }{
 	// Python: calling a class runs its __init__ (the class itself when it has none).
 	{"constructors", `
 		UPDATE res_out o SET sid = i.id
@@ -283,17 +283,19 @@ var applySteps = []struct{ name, sql string }{
 		WHERE o.edge_id = e.id AND e.kind = 'calls' AND e.qual = '' AND o.candidates IS NULL
 		  AND c.repository_id = $1 AND c.id = o.sid AND c.kind = 'class' AND c.language = 'python'
 		  AND i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'`},
-	// Only the decisions that differ from the stored ones are written: an
-	// affected edge (res_dangling) that no step decided is unresolved now; an
-	// undecided edge that was unresolved (a typed call left without a target
-	// among them) stays so without a write. The edges are looked up by key
-	// (keyLookup: a hash join read every edge of the repository for 4k decisions).
-	{"apply", `
+}
+
+// applyDecisions writes the decisions back. Only those that differ from the
+// stored ones are written: an affected edge (res_dangling) that no step
+// decided is unresolved now; an undecided edge that was unresolved (a typed
+// call left without a target among them) stays so without a write. The edges
+// are looked up by key (keyLookup: a hash join read every edge of the
+// repository for 4k decisions).
+const applyDecisions = `
 		WITH d AS MATERIALIZED (` + decisions + `)
 		UPDATE edges e SET target_id = d.sid, confidence = d.confidence, candidates = d.candidates
 		FROM d WHERE e.repository_id = $1 AND e.id = ANY (ARRAY(SELECT DISTINCT id FROM d)) AND e.id = d.id
-		  AND (e.target_id, e.confidence, e.candidates) IS DISTINCT FROM (d.sid, d.confidence, d.candidates)`},
-}
+		  AND (e.target_id, e.confidence, e.candidates) IS DISTINCT FROM (d.sid, d.confidence, d.candidates)`
 
 // decisions are the decisions to write: the edge id, target, confidence and
 // candidates of every edge a step decided or that is dangling now.
@@ -319,6 +321,9 @@ const resetEdges = `
 // can affect, or with reset every one. w.gone holds the ids of the symbols the
 // run deleted, whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) error {
+	if scope == nil && !w.db.Distributed {
+		return w.resolveInParts(ctx, reset)
+	}
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		w.edgesRewritten = false
 		if err := createResTables(ctx, tx); err != nil {
@@ -345,47 +350,76 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 				}
 			}
 		}
-		// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
-		// scale: with the default 4 MB each spilled to disk in up to 128 batches.
-		queue("work memory", `SET LOCAL work_mem = '64MB'`)
-		queue("scope", `INSERT INTO res_scope SELECT unnest($1::text[]) AS path`, scope)
-		queue("deleted symbols", `INSERT INTO res_gone SELECT unnest($1::bigint[]) AS id`, w.gone)
-		queue("changed names", `INSERT INTO res_changed_names SELECT unnest($1::text[]) AS name`, w.changedNames())
-		// The names of the definitions the run added, removed or changed (ids.go):
-		// the edges naming them, or typed by them, may resolve differently.
-		queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
-		queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
+		w.queueScope(queue, scope)
 		if reset && scope == nil {
 			queue("forget every decision", resetEdges, w.repoID)
 		}
 		queue("link imports to files", linkImports(scope != nil), w.repoID)
-		rewrite := w.rewriteEdges && scope == nil && !w.db.Distributed
-		for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, applySteps} {
-			for _, step := range steps {
-				sql := byKey(step.sql, scope != nil)
-				if rewrite && step.name == "apply" {
-					queueRewrite(queue, w.repoID)
-					sql += skipIfRewritten
-				}
-				if strings.Contains(sql, "$1") {
-					queue(step.name, sql, w.repoID)
-				} else {
-					queue(step.name, sql)
-				}
-			}
+		for _, step := range decideSteps() {
+			queueStep(queue, step.name, byKey(step.sql, scope != nil), w.repoID)
 		}
-		if w.db.Distributed {
-			queue("write the decisions back", shadowWriteBack, w.repoID)
-		}
-		if rewrite {
-			queue("whether the edges were rewritten", rewrittenSQL)
-		}
-		var last *bool // the rewrite's answer, read from the last statement
-		if rewrite {
-			last = &w.edgesRewritten
-		}
+		last := w.queueApply(queue, scope == nil)
 		return sendSteps(ctx, tx, b, names, last)
 	})
+}
+
+// queueScope queues the run's scope into the session tables: the paths it
+// wrote (nil: every edge is considered), the symbols it deleted, the names
+// whose definitions it changed.
+func (w *writer) queueScope(queue func(name, sql string, args ...any), scope []string) {
+	// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
+	// scale: with the default 4 MB each spilled to disk in up to 128 batches.
+	queue("work memory", `SET LOCAL work_mem = '64MB'`)
+	queue("scope", `INSERT INTO res_scope SELECT unnest($1::text[]) AS path`, scope)
+	queue("deleted symbols", `INSERT INTO res_gone SELECT unnest($1::bigint[]) AS id`, w.gone)
+	queue("changed names", `INSERT INTO res_changed_names SELECT unnest($1::text[]) AS name`, w.changedNames())
+	// The names of the definitions the run added, removed or changed (ids.go):
+	// the edges naming them, or typed by them, may resolve differently.
+	queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
+	queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
+}
+
+// decideSteps are the steps that decide the edges, in order, before the
+// decisions are written.
+func decideSteps() []struct{ name, sql string } {
+	var all []struct{ name, sql string }
+	for _, steps := range [][]struct{ name, sql string }{collectSteps, typedSteps, nameSteps, adjustSteps} {
+		all = append(all, steps...)
+	}
+	return all
+}
+
+// queueStep queues a step, with the repository as $1 when it reads it.
+func queueStep(queue func(name, sql string, args ...any), name, sql string, repoID int64) {
+	if strings.Contains(sql, "$1") {
+		queue(name, sql, repoID)
+	} else {
+		queue(name, sql)
+	}
+}
+
+// queueApply queues the writing of the decisions: the apply step, in a full
+// pass after the rewrite of the edges where it may (resolve_rewrite.go), and
+// under Citus the write back. It returns where the last statement's answer
+// goes (whether the edges were rewritten), or nil when it has none.
+func (w *writer) queueApply(queue func(name, sql string, args ...any), full bool) *bool {
+	rewrite := w.rewriteEdges && full && !w.db.Distributed
+	if rewrite {
+		queueRewrite(queue, w.repoID)
+	}
+	sql := byKey(applyDecisions, !full)
+	if rewrite {
+		sql += skipIfRewritten
+	}
+	queue("apply", sql, w.repoID)
+	if w.db.Distributed {
+		queue("write the decisions back", shadowWriteBack, w.repoID)
+	}
+	if !rewrite {
+		return nil
+	}
+	queue("whether the edges were rewritten", rewrittenSQL)
+	return &w.edgesRewritten
 }
 
 // sendSteps sends the resolution's batch and reads each statement's result,

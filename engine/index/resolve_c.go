@@ -34,5 +34,5 @@ const cDeclarationTargets = `
 
 func init() {
 	nameSteps = append([]struct{ name, sql string }{{"C++ members of the caller's class", settle(cppMemberCalls + notDecided)}}, nameSteps...)
-	applySteps = append([]struct{ name, sql string }{{"C and C++ declarations to their definition", cDeclarationTargets}}, applySteps...)
+	adjustSteps = append([]struct{ name, sql string }{{"C and C++ declarations to their definition", cDeclarationTargets}}, adjustSteps...)
 }

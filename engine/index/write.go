@@ -49,7 +49,9 @@ type writer struct {
 	// edges once more with their decisions instead of updating them
 	// (resolve_rewrite.go), and edgesRewritten says whether it did.
 	rewriteEdges, edgesRewritten bool
-	delta                        pg.RepoDelta // guarded by mu
+	// resolveParts: how many connections a full pass decides on (resolve_parts.go).
+	resolveParts int
+	delta        pg.RepoDelta // guarded by mu
 
 	// before holds the paths stored when the run began (nil: not known, and
 	// forget asks for every path); touched, guarded by mu, those this run has
