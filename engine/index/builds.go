@@ -64,6 +64,14 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 			return err
 		}
 	}
+	// Rows left out of the shared index stay out only beside an index of the
+	// repository's own: this run's guess, or a failed run's, may have left
+	// some without one.
+	if r.w.ownIndex || r.interrupted {
+		if err := ix.db.ShareLeftOutVectors(ctx, r.w.repoID, model); err != nil {
+			return err
+		}
+	}
 	if !r.bulk() {
 		return nil
 	}
@@ -94,4 +102,25 @@ func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model) error {
 		return db.BuildRepoNameIndex(ctx, repo)
 	}
 	return nil
+}
+
+// chunksPerFile is about how many chunks a file of a tree holds (8.8 in
+// $GOROOT/src), to guess before a bulk load whether the repository will
+// need a vector index of its own.
+const chunksPerFile = 8
+
+// placeVectors decides whether the run's vectors go into the rows the
+// model's shared HNSW index leaves out (pg.DB.LeaveOutOfShared): those of a
+// repository with an index of its own, or of a bulk load that will build one.
+// The guess only picks where the vectors go first: the run's end puts them
+// back into the shared index when no index of its own came of it
+// (buildBeside).
+func (r *run) placeVectors(ctx context.Context, model pg.Model) error {
+	var err error
+	if r.bulk() {
+		r.w.ownIndex, err = r.ix.db.LeaveOutOfShared(ctx, r.w.repoID, model, len(r.todo)*chunksPerFile)
+	} else {
+		r.w.ownIndex, err = r.ix.db.HasRepoVectorIndex(ctx, r.w.repoID, model)
+	}
+	return err
 }

@@ -29,7 +29,11 @@ type embedStage struct {
 	prog        *progressTracker
 	in          chan []pendingSymbol
 	unavailable error
+	ownIndex    bool // the rows the shared index leaves out (writer.ownIndex)
 }
+
+// vectorColumns are the columns of a symbol_embeddings row the indexer writes.
+var vectorColumns = []string{"repository_id", "symbol_id", "model_id", "content_hash", "embedding", "own_index"}
 
 const embedBatch = 256
 
@@ -124,7 +128,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 		rows := make([][]any, len(syms))
 		for i, s := range syms {
 			ids[i] = s.id
-			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewHalfVector(vecs[i])}
+			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewHalfVector(vecs[i]), e.ownIndex}
 		}
 		// Symbols deleted since they were queued (by a concurrent run) are skipped:
 		// their rows are gone, and a vector for them would fail the foreign key.
@@ -150,7 +154,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 			e.repoID, model, keptIDs); err != nil {
 			return err
 		}
-		if err := copyRows(ctx, tx, e.db, "symbol_embeddings", []string{"repository_id", "symbol_id", "model_id", "content_hash", "embedding"}, kept); err != nil {
+		if err := copyRows(ctx, tx, e.db, "symbol_embeddings", vectorColumns, kept); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `UPDATE symbols SET embedding_state = 'embedded'

@@ -278,7 +278,11 @@ func (r *run) load(ctx context.Context) error {
 	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
+	if err := r.placeVectors(ctx, model); err != nil {
+		return err
+	}
 	r.emb = newEmbedStage(ix.db, r.w.repoID, r.w.modelID, ix.emb, r.prog)
+	r.emb.ownIndex = r.w.ownIndex
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.emb.run(gctx) })
 	g.Go(func() error {

@@ -49,6 +49,9 @@ type writer struct {
 	// edges once more with their decisions instead of updating them
 	// (resolve_rewrite.go), and edgesRewritten says whether it did.
 	rewriteEdges, edgesRewritten bool
+	// ownIndex: the run's vectors are rows the model's shared HNSW index
+	// leaves out (pg.DB.LeaveOutOfShared); set before the writes.
+	ownIndex bool
 	// resolveParts: how many connections a full pass decides on (resolve_parts.go).
 	resolveParts int
 	delta        pg.RepoDelta // guarded by mu
@@ -432,8 +435,7 @@ func copyFileRows(ctx context.Context, tx pgx.Tx, db *pg.DB, rows *fileRows, dir
 		// term index instead of at random places across it.
 		{"postings", []string{"repository_id", "group_id", "term", "n", "data"}, rows.postings,
 			`repository_id, term, group_id`},
-		{"symbol_embeddings", []string{"repository_id", "symbol_id",
-			"model_id", "content_hash", "embedding"}, rows.vectors, ""},
+		{"symbol_embeddings", vectorColumns, rows.vectors, ""},
 	}
 	if direct {
 		sortPostingRows(rows.postings)

@@ -125,7 +125,8 @@ func (db *DB) ModelID(ctx context.Context, name string) (int16, error) {
 // covers the indexed rows only: a pushed run's vectors wait beside it
 // (migration 0016, engine/memory delta.go).
 func hnswDDL(table string, m Model, id int16) string {
-	pred := "model_id = " + strconv.Itoa(int(id))
+	// Rows of a repository with an index of its own are left out (migration 0024).
+	pred := "model_id = " + strconv.Itoa(int(id)) + " AND NOT own_index"
 	if table == "memory_embeddings" {
 		pred = "model = " + QuoteLiteral(m.Name) + " AND indexed"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -42,6 +43,66 @@ func (db *DB) NeedsRepoVectorIndex(ctx context.Context, repoID int64, m Model) (
 		return false, err
 	}
 	return db.othersOutweigh(ctx, "symbol_embeddings", "AND model_id = $2", repoID, mine, id)
+}
+
+// HasRepoVectorIndex reports whether the repository's own index of the model's
+// vectors is built and valid: its searches walk it, and its rows may be left
+// out of the shared index (migration 0024).
+func (db *DB) HasRepoVectorIndex(ctx context.Context, repoID int64, m Model) (bool, error) {
+	valid, err := indexValidity(ctx, db.Pool, RepoVectorIndexName(m, repoID))
+	return valid != nil && *valid, err
+}
+
+// LeaveOutOfShared reports whether a run's vectors of the repository go into
+// the rows the model's shared index leaves out (own_index, migration 0024): it
+// has an index of its own, or a bulk load expecting about expected vectors
+// will build one at its end (NeedsRepoVectorIndex's rule), and the shared index
+// (or the one a deferred load builds: hnswDDL) leaves such rows out. Inserting
+// a vector into the shared graph of a million others cost ~0.4 ms, walked by
+// no search of this repository once it has its own.
+func (db *DB) LeaveOutOfShared(ctx context.Context, repoID int64, m Model, expected int) (bool, error) {
+	if own, err := db.HasRepoVectorIndex(ctx, repoID, m); err != nil || own {
+		return own, err
+	}
+	if expected < RepoVectorIndexMin {
+		return false, nil
+	}
+	var predicate *string
+	err := db.Pool.QueryRow(ctx, `SELECT pg_get_expr(i.indpred, i.indrelid) FROM pg_class c
+		JOIN pg_index i ON i.indexrelid = c.oid WHERE c.relname = $1`,
+		"symbol_embeddings_"+ModelIndexName(m.Name)).Scan(&predicate)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows): // deferred: built with the predicate of now
+	case err != nil:
+		return false, fmt.Errorf("read the predicate of the vector index: %w", err)
+	case predicate == nil || !strings.Contains(*predicate, "own_index"):
+		return false, nil // built before migration 0024
+	}
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return false, err
+	}
+	return db.othersOutweigh(ctx, "symbol_embeddings", "AND model_id = $2", repoID, expected, id)
+}
+
+// ShareLeftOutVectors puts the repository's rows that the shared index leaves
+// out back into it when the repository has no index of its own after all: a
+// bulk load expected one and did not build it (fewer vectors than expected,
+// or a run that failed before the build). The run's end calls it, so a
+// repository's rows are left out only while its own index exists.
+func (db *DB) ShareLeftOutVectors(ctx context.Context, repoID int64, m Model) error {
+	if own, err := db.HasRepoVectorIndex(ctx, repoID, m); err != nil || own {
+		return err
+	}
+	id, err := db.ModelID(ctx, m.Name)
+	if err != nil {
+		return err
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE symbol_embeddings SET own_index = false
+		WHERE repository_id = $1 AND model_id = $2 AND own_index`, repoID, id); err != nil {
+		return fmt.Errorf("put the vectors of repository %d back into the shared index: %w", repoID, err)
+	}
+	return nil
 }
 
 // RepoNameIndexName is the name of a repository's own trigram index of its

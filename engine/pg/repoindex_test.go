@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
@@ -155,4 +157,91 @@ func modelIDLiteral(t testing.TB, db *pg.DB, model string) string {
 		t.Fatal(err)
 	}
 	return strconv.Itoa(int(id))
+}
+
+// TestOwnIndexRowsLeaveTheSharedIndex: a repository with an index of its own
+// may keep its vectors out of the model's shared index (own_index, migration
+// 0024). Whether a run's vectors go there, that the shared index then holds
+// none of them while the repository's own does, and that rows left out
+// without an own index go back into the shared one.
+func TestOwnIndexRowsLeaveTheSharedIndex(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	m := pg.Model{Name: "test-model-repoidx", Dims: 4}
+	if err := db.RegisterModel(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	big := seedVectors(t, db, "big", pg.RepoVectorIndexMin)
+	seedVectors(t, db, "other", pg.RepoVectorIndexMin/2)
+	small := seedVectors(t, db, "small", 50)
+	next := seedVectors(t, db, "next", 50) // a bulk load under way, expecting more
+	if err := db.BuildRepoVectorIndex(ctx, big, m); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		repo     int64
+		expected int
+		want     bool
+	}{
+		{"with an index of its own", big, 0, true},
+		{"small", small, 100, false},
+		{"a bulk load that will need one", next, pg.RepoVectorIndexMin, true},
+	} {
+		got, err := db.LeaveOutOfShared(ctx, tc.repo, m, tc.expected)
+		if err != nil || got != tc.want {
+			t.Fatalf("%s: LeaveOutOfShared = %v (err %v), want %v", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := db.Pool.Exec(ctx, `UPDATE symbol_embeddings SET own_index = true WHERE repository_id = ANY ($1)`,
+		[]int64{big, next}); err != nil {
+		t.Fatal(err)
+	}
+	// The shared index leaves them out, and the dense channel's query of a
+	// repository without an index of its own says so to walk it.
+	shared := "symbol_embeddings_" + pg.ModelIndexName(m.Name)
+	var predicate string
+	if err := db.Pool.QueryRow(ctx, `SELECT pg_get_expr(i.indpred, i.indrelid) FROM pg_index i
+		JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = $1`, shared).Scan(&predicate); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(predicate, "NOT own_index") {
+		t.Fatalf("the shared index's predicate %q keeps the rows left out", predicate)
+	}
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck
+	// Whether the shared index can serve the query, not whether it wins on
+	// cost against a sort of 50 rows.
+	if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off; SET LOCAL enable_sort = off`); err != nil {
+		t.Fatal(err)
+	}
+	plan := explainPlan(t, tx, `SELECT e.symbol_id FROM symbol_embeddings e
+		WHERE e.model_id = `+modelIDLiteral(t, db, m.Name)+` AND e.repository_id = $1 AND NOT e.own_index
+		ORDER BY `+pg.SymbolVectorExpr("e.embedding", 4)+` <=> '[1,0,0,0]' LIMIT 10`, small)
+	if !strings.Contains(plan, shared+" ") && !strings.HasSuffix(plan, shared) {
+		t.Fatalf("the dense query of a repository without an index of its own is not planned on %s:\n%s", shared, plan)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// next got no index of its own: its rows go back; big's stay out.
+	for _, repo := range []int64{big, next} {
+		if err := db.ShareLeftOutVectors(ctx, repo, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var left []int64
+	rows, err := db.Pool.Query(ctx, `SELECT DISTINCT repository_id FROM symbol_embeddings WHERE own_index`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
+		t.Fatal(err)
+	}
+	if len(left) != 1 || left[0] != big {
+		t.Fatalf("repositories with rows left out of the shared index: %v, want only %d", left, big)
+	}
 }

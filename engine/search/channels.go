@@ -140,16 +140,22 @@ func (b *bestHits) sorted() []hit {
 }
 
 // denseSQL is the nearest-neighbour query for a model (its id, pg.DB.ModelID):
-// the same cast and model filter as the model's partial HNSW index ($2 the
-// query vector, $3 the limit).
-func denseSQL(model int16, dims int) string {
+// the same cast and model filter as the model's partial HNSW indexes ($2 the
+// query vector, $3 the limit). A repository with an index of its own (own)
+// walks it, and may hold rows the shared index leaves out; another walks the
+// shared index, whose rows are those NOT own_index (migration 0024).
+func denseSQL(model int16, dims int, own bool) string {
 	expr := pg.SymbolVectorExpr("e.embedding", dims)
+	shared := " AND NOT e.own_index"
+	if own {
+		shared = ""
+	}
 	return fmt.Sprintf(`
 		SELECT e.symbol_id, 1 - (%[1]s <=> $2) AS score
 		FROM symbol_embeddings e
-		WHERE e.model_id = %[2]d AND e.repository_id = $1
+		WHERE e.model_id = %[2]d AND e.repository_id = $1%[3]s
 		ORDER BY %[1]s <=> $2
-		LIMIT $3`, expr, model)
+		LIMIT $3`, expr, model, shared)
 }
 
 // denseExactSQL is the exact nearest-neighbour query: the "+ 0" keeps the
@@ -272,11 +278,18 @@ func (s *Searcher) nearest(ctx context.Context, vec []float32, efSearch int, ite
 	}
 	var hits []hit
 	texts := map[int64]string{}
-	query := denseSQL(model, s.emb.Dims())
+	var query string
 	if exact, err := s.denseExact(ctx); err != nil {
 		return nil, nil, err
 	} else if exact || !f.Empty() {
 		query = denseExactSQL(model, s.emb.Dims())
+	} else {
+		// Asked each time: a run may build the index while a server searches.
+		own, err := s.db.HasRepoVectorIndex(ctx, s.repoID, pg.Model{Name: s.emb.Name(), Dims: s.emb.Dims()})
+		if err != nil {
+			return nil, nil, err
+		}
+		query = denseSQL(model, s.emb.Dims(), own)
 	}
 	args := []any{s.repoID, pgvector.NewHalfVector(vec), depth}
 	if !f.Empty() {

@@ -53,7 +53,7 @@ func TestQueryPlansUseIndexes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plan := explain(denseSQL(modelID, dims), repoID, pgvector.NewHalfVector(q), 100)
+	plan := explain(denseSQL(modelID, dims, false), repoID, pgvector.NewHalfVector(q), 100)
 	if !strings.Contains(plan, "symbol_embeddings_"+pg.ModelIndexName(model)) || strings.Contains(plan, "Seq Scan") {
 		t.Errorf("dense channel does not use the model's HNSW index:\n%s", plan)
 	}

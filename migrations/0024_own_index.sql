@@ -1,0 +1,23 @@
+-- 0024_own_index: a repository with an HNSW index of its own keeps its vectors
+-- out of its model's shared index (issue 39 item 2).
+--
+-- Each model has one HNSW index over every repository's vectors
+-- (symbol_embeddings_hnsw_<model>) and a repository past 20k vectors among
+-- larger others gets one of its own (pg.BuildRepoVectorIndex), which its
+-- searches walk. Its rows were in both, and a bulk load of such a repository
+-- into a database holding others inserted each vector into the shared graph
+-- one by one: with nine copies of $GOROOT/src loaded, the tenth's vectors took
+-- ~39 s to copy against 1.6 s without the index, the largest part of why one
+-- more repository indexed 1.45-1.90x slower than the first.
+--
+-- own_index marks the rows the shared index leaves out. A bulk load sets it
+-- when the repository will have an index of its own (pg.DB.LeaveOutOfShared),
+-- and the run's end clears it when the repository does not get one after all
+-- (pg.DB.ShareLeftOutVectors). The dense channel reads a repository without an
+-- index of its own through the shared index, "AND NOT own_index".
+--
+-- The shared indexes built from now on leave such rows out (their predicate
+-- says NOT own_index); one built before keeps its predicate, and the indexer
+-- sets own_index only where the shared index leaves the row out, so nothing
+-- is rebuilt here. Adding a column with a constant default rewrites no row.
+ALTER TABLE symbol_embeddings ADD COLUMN IF NOT EXISTS own_index boolean NOT NULL DEFAULT false;
