@@ -37,8 +37,9 @@ var vectorColumns = []string{"repository_id", "symbol_id", "model_id", "content_
 
 const embedBatch = 256
 
-func newEmbedStage(db *pg.DB, repoID int64, modelID int16, emb Embedder, prog *progressTracker) *embedStage {
-	return &embedStage{db: db, repoID: repoID, modelID: modelID, emb: emb, prog: prog, in: make(chan []pendingSymbol, 8)}
+func newEmbedStage(db *pg.DB, repoID int64, modelID int16, ownIndex bool, emb Embedder, prog *progressTracker) *embedStage {
+	return &embedStage{db: db, repoID: repoID, modelID: modelID, ownIndex: ownIndex, emb: emb, prog: prog,
+		in: make(chan []pendingSymbol, 8)}
 }
 
 func (e *embedStage) enqueue(ctx context.Context, syms []pendingSymbol) error {

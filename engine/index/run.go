@@ -281,8 +281,7 @@ func (r *run) load(ctx context.Context) error {
 	if err := r.placeVectors(ctx, model); err != nil {
 		return err
 	}
-	r.emb = newEmbedStage(ix.db, r.w.repoID, r.w.modelID, ix.emb, r.prog)
-	r.emb.ownIndex = r.w.ownIndex
+	r.emb = newEmbedStage(ix.db, r.w.repoID, r.w.modelID, r.w.ownIndex, ix.emb, r.prog)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return r.emb.run(gctx) })
 	g.Go(func() error {
