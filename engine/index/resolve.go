@@ -333,50 +333,41 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		// plans) each after the one before, so a step still sees the tables the
 		// earlier ones filled and analysed, and a small change's resolution
 		// costs one round trip instead of about forty.
-		var names []string
-		b := &pgx.Batch{}
-		queue := func(name, sql string, args ...any) {
-			names = append(names, name)
-			b.Queue(sql, args...)
-		}
-		queue("relax the commit", relaxCommitSQL)
-		queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		b := &stepBatch{}
+		b.queue("relax the commit", relaxCommitSQL)
+		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
 		if w.db.Distributed {
 			for _, c := range shadowCopies {
-				if strings.Contains(c.sql, "$1") {
-					queue(c.name, c.sql, w.repoID)
-				} else {
-					queue(c.name, c.sql)
-				}
+				b.step(c.name, c.sql, w.repoID)
 			}
 		}
-		w.queueScope(queue, scope)
+		w.queueScope(b, scope)
 		if reset && scope == nil {
-			queue("forget every decision", resetEdges, w.repoID)
+			b.queue("forget every decision", resetEdges, w.repoID)
 		}
-		queue("link imports to files", linkImports(scope != nil), w.repoID)
+		b.queue("link imports to files", linkImports(scope != nil), w.repoID)
 		for _, step := range decideSteps() {
-			queueStep(queue, step.name, byKey(step.sql, scope != nil), w.repoID)
+			b.step(step.name, byKey(step.sql, scope != nil), w.repoID)
 		}
-		last := w.queueApply(queue, scope == nil)
-		return sendSteps(ctx, tx, b, names, last)
+		last := w.queueApply(b, scope == nil)
+		return b.send(ctx, tx, last)
 	})
 }
 
 // queueScope queues the run's scope into the session tables: the paths it
 // wrote (nil: every edge is considered), the symbols it deleted, the names
 // whose definitions it changed.
-func (w *writer) queueScope(queue func(name, sql string, args ...any), scope []string) {
+func (w *writer) queueScope(b *stepBatch, scope []string) {
 	// The steps sort and hash hundreds of thousands of rows at $GOROOT/src
 	// scale: with the default 4 MB each spilled to disk in up to 128 batches.
-	queue("work memory", `SET LOCAL work_mem = '64MB'`)
-	queue("scope", `INSERT INTO res_scope SELECT unnest($1::text[]) AS path`, scope)
-	queue("deleted symbols", `INSERT INTO res_gone SELECT unnest($1::bigint[]) AS id`, w.gone)
-	queue("changed names", `INSERT INTO res_changed_names SELECT unnest($1::text[]) AS name`, w.changedNames())
+	b.queue("work memory", `SET LOCAL work_mem = '64MB'`)
+	b.queue("scope", `INSERT INTO res_scope SELECT unnest($1::text[]) AS path`, scope)
+	b.queue("deleted symbols", `INSERT INTO res_gone SELECT unnest($1::bigint[]) AS id`, w.gone)
+	b.queue("changed names", `INSERT INTO res_changed_names SELECT unnest($1::text[]) AS name`, w.changedNames())
 	// The names of the definitions the run added, removed or changed (ids.go):
 	// the edges naming them, or typed by them, may resolve differently.
-	queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
-	queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
+	b.queue("changed definitions", `INSERT INTO res_scope_names SELECT unnest($1::text[]) AS name`, w.changedDefinitions())
+	b.queue("analyse the scope", `ANALYZE res_scope, res_gone, res_changed_names, res_scope_names`)
 }
 
 // decideSteps are the steps that decide the edges, in order, before the
@@ -389,12 +380,12 @@ func decideSteps() []struct{ name, sql string } {
 	return all
 }
 
-// queueStep queues a step, with the repository as $1 when it reads it.
-func queueStep(queue func(name, sql string, args ...any), name, sql string, repoID int64) {
+// step queues a step, with the repository as $1 when it reads it.
+func (b *stepBatch) step(name, sql string, repoID int64) {
 	if strings.Contains(sql, "$1") {
-		queue(name, sql, repoID)
+		b.queue(name, sql, repoID)
 	} else {
-		queue(name, sql)
+		b.queue(name, sql)
 	}
 }
 
@@ -402,30 +393,44 @@ func queueStep(queue func(name, sql string, args ...any), name, sql string, repo
 // pass after the rewrite of the edges where it may (resolve_rewrite.go), and
 // under Citus the write back. It returns where the last statement's answer
 // goes (whether the edges were rewritten), or nil when it has none.
-func (w *writer) queueApply(queue func(name, sql string, args ...any), full bool) *bool {
+func (w *writer) queueApply(b *stepBatch, full bool) *bool {
 	rewrite := w.rewriteEdges && full && !w.db.Distributed
 	if rewrite {
-		queueRewrite(queue, w.repoID)
+		queueRewrite(b, w.repoID)
 	}
 	sql := byKey(applyDecisions, !full)
 	if rewrite {
 		sql += skipIfRewritten
 	}
-	queue("apply", sql, w.repoID)
+	b.queue("apply", sql, w.repoID)
 	if w.db.Distributed {
-		queue("write the decisions back", shadowWriteBack, w.repoID)
+		b.queue("write the decisions back", shadowWriteBack, w.repoID)
 	}
 	if !rewrite {
 		return nil
 	}
-	queue("whether the edges were rewritten", rewrittenSQL)
+	b.queue("whether the edges were rewritten", rewrittenSQL)
 	return &w.edgesRewritten
 }
 
-// sendSteps sends the resolution's batch and reads each statement's result,
-// into last the last one's boolean when last is not nil.
-func sendSteps(ctx context.Context, tx pgx.Tx, b *pgx.Batch, names []string, last *bool) error {
-	br := tx.SendBatch(ctx, b)
+// stepBatch is a pipelined batch of the resolution's statements, each named
+// for its errors.
+type stepBatch struct {
+	names []string
+	batch pgx.Batch
+}
+
+// queue adds a statement.
+func (b *stepBatch) queue(name, sql string, args ...any) {
+	b.names = append(b.names, name)
+	b.batch.Queue(sql, args...)
+}
+
+// send sends the batch in tx and reads each statement's result, into last the
+// last one's boolean when last is not nil.
+func (b *stepBatch) send(ctx context.Context, tx pgx.Tx, last *bool) error {
+	names := b.names
+	br := tx.SendBatch(ctx, &b.batch)
 	for i, name := range names {
 		var err error
 		if last != nil && i == len(names)-1 {

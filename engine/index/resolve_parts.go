@@ -84,15 +84,10 @@ func (w *writer) resolveInParts(ctx context.Context, reset bool) error {
 					return err
 				}
 			}
-			var names []string
-			b := &pgx.Batch{}
-			queue := func(name, sql string, args ...any) {
-				names = append(names, name)
-				b.Queue(sql, args...)
-			}
-			queue("analyse the decisions", `ANALYZE res_out, res_dangling`)
-			last := w.queueApply(queue, true)
-			return sendSteps(gctx, tx, b, names, last)
+			b := &stepBatch{}
+			b.queue("analyse the decisions", `ANALYZE res_out, res_dangling`)
+			last := w.queueApply(b, true)
+			return b.send(gctx, tx, last)
 		})
 	})
 	return g.Wait()
@@ -102,19 +97,14 @@ func (w *writer) resolveInParts(ctx context.Context, reset bool) error {
 // run, every decision forgotten; the imports linked to the files they name.
 func (w *writer) prepareFullPass(ctx context.Context, reset bool) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-		var names []string
-		b := &pgx.Batch{}
-		queue := func(name, sql string, args ...any) {
-			names = append(names, name)
-			b.Queue(sql, args...)
-		}
-		queue("relax the commit", relaxCommitSQL)
-		queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		b := &stepBatch{}
+		b.queue("relax the commit", relaxCommitSQL)
+		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
 		if reset {
-			queue("forget every decision", resetEdges, w.repoID)
+			b.queue("forget every decision", resetEdges, w.repoID)
 		}
-		queue("link imports to files", linkImports(false), w.repoID)
-		return sendSteps(ctx, tx, b, names, nil)
+		b.queue("link imports to files", linkImports(false), w.repoID)
+		return b.send(ctx, tx, nil)
 	})
 }
 
@@ -145,23 +135,18 @@ func (w *writer) decideShare(ctx context.Context, tx pgx.Tx, k int) error {
 	if err := createResTables(ctx, tx); err != nil {
 		return err
 	}
-	var names []string
-	b := &pgx.Batch{}
-	queue := func(name, sql string, args ...any) {
-		names = append(names, name)
-		b.Queue(sql, args...)
-	}
+	b := &stepBatch{}
 	if k == 0 {
 		// The share that writes holds the work lock (lock.go); the others
 		// write nothing but their session tables.
-		queue("relax the commit", relaxCommitSQL)
-		queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		b.queue("relax the commit", relaxCommitSQL)
+		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
 	}
-	w.queueScope(queue, nil)
+	w.queueScope(b, nil)
 	for _, step := range decideSteps() {
-		queueStep(queue, step.name, inPart(byKey(step.sql, false), k, w.resolveParts), w.repoID)
+		b.step(step.name, inPart(byKey(step.sql, false), k, w.resolveParts), w.repoID)
 	}
-	if err := sendSteps(ctx, tx, b, names, nil); err != nil {
+	if err := b.send(ctx, tx, nil); err != nil {
 		return fmt.Errorf("share %d of %d: %w", k+1, w.resolveParts, err)
 	}
 	return nil

@@ -87,8 +87,8 @@ const rewrittenSQL = `SELECT coalesce(current_setting('spelunk.edges_rewritten',
 // queueRewrite queues the rewrite of repository repoID's edges, as the
 // session user (the check must see every tenant's edges; the role is
 // AppRole's again after it).
-func queueRewrite(queue func(name, sql string, args ...any), repoID int64) {
-	queue("act as the session user", `SET LOCAL ROLE NONE`)
-	queue("rewrite the edges with their decisions", fmt.Sprintf(rewriteSQL, repoID))
-	queue("act as the application again", `RESET ROLE`)
+func queueRewrite(b *stepBatch, repoID int64) {
+	b.queue("act as the session user", `SET LOCAL ROLE NONE`)
+	b.queue("rewrite the edges with their decisions", fmt.Sprintf(rewriteSQL, repoID))
+	b.queue("act as the application again", `RESET ROLE`)
 }
