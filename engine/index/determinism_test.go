@@ -4,8 +4,10 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
@@ -117,20 +119,38 @@ func TestSharesDecideAsOne(t *testing.T) {
 	commitFiles(t, repo, srcLayoutFixture)
 	ctx := context.Background()
 	var first string
-	for _, parts := range []int{1, 2, 3} {
+	for _, tc := range []struct {
+		parts     int
+		poolOfTwo bool
+	}{{1, false}, {2, false}, {3, false}, {2, true}} {
 		db := pgtest.Open(t)
+		ix := index.New(db, hashing())
+		if tc.poolOfTwo {
+			// Two shares asked of a pool of two connections, one the run
+			// lock's: one share decides, instead of waiting for ever for a
+			// connection the first share holds.
+			two, err := pg.Open(ctx, pg.Options{URL: db.URL, MaxConns: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer two.Close()
+			ix = index.New(two, hashing())
+		}
 		opts := index.Options{}
-		index.SetResolveParts(&opts, parts)
-		if _, err := index.New(db, hashing()).Index(ctx, repo, opts); err != nil {
+		index.SetResolveParts(&opts, tc.parts)
+		run, cancel := context.WithTimeout(ctx, time.Minute)
+		_, err := ix.Index(run, repo, opts)
+		cancel()
+		if err != nil {
 			t.Fatal(err)
 		}
 		snap := snapshot(t, db)
-		if parts == 1 {
+		if tc.parts == 1 {
 			first = snap
 			continue
 		}
 		if snap != first {
-			t.Fatalf("%d shares differ from one:\n%s", parts, diffLines(first, snap))
+			t.Fatalf("%d shares (a pool of two: %v) differ from one:\n%s", tc.parts, tc.poolOfTwo, diffLines(first, snap))
 		}
 	}
 }

@@ -227,7 +227,8 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	}
 	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
 		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID,
-			resolveParts: cmp.Or(opts.resolveParts, defaultResolveParts)}}
+			// Each share holds a connection of the pool, as the run lock does.
+			resolveParts: min(cmp.Or(opts.resolveParts, defaultResolveParts), max(1, int(ix.db.Pool.Config().MaxConns)-1))}}
 	if err := r.execute(ctx); err != nil {
 		return r.sum, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -55,11 +56,22 @@ func (w *writer) resolveInParts(ctx context.Context, reset bool) error {
 	if err := w.prepareFullPass(ctx, reset); err != nil {
 		return err
 	}
+	// Every share's connection first: a share that waited for one while
+	// another share held its own could wait on the share that waits for it.
+	conns := make([]*pgxpool.Conn, w.resolveParts)
+	for k := range conns {
+		c, err := w.db.Pool.Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("resolve edges: connect share %d: %w", k+1, err)
+		}
+		defer c.Release()
+		conns[k] = c
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	handed := make(chan [][]byte, w.resolveParts-1)
 	for k := 1; k < w.resolveParts; k++ {
 		g.Go(func() error {
-			tables, err := w.decidePart(gctx, k)
+			tables, err := w.decidePart(gctx, conns[k], k)
 			if err != nil {
 				return err
 			}
@@ -68,7 +80,7 @@ func (w *writer) resolveInParts(ctx context.Context, reset bool) error {
 		})
 	}
 	g.Go(func() error {
-		return pgx.BeginFunc(gctx, w.db.Pool, func(tx pgx.Tx) error {
+		return pgx.BeginFunc(gctx, conns[0], func(tx pgx.Tx) error {
 			w.edgesRewritten = false
 			if err := w.decideShare(gctx, tx, 0); err != nil {
 				return err
@@ -108,12 +120,12 @@ func (w *writer) prepareFullPass(ctx context.Context, reset bool) error {
 	})
 }
 
-// decidePart decides share k on a connection of its own, in a transaction
+// decidePart decides share k on conn, a connection of its own, in a transaction
 // that only reads the repository, and returns its session tables (partTables,
 // in PostgreSQL's binary copy format).
-func (w *writer) decidePart(ctx context.Context, k int) ([][]byte, error) {
+func (w *writer) decidePart(ctx context.Context, conn *pgxpool.Conn, k int) ([][]byte, error) {
 	var tables [][]byte
-	err := pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if err := w.decideShare(ctx, tx, k); err != nil {
 			return err
 		}
