@@ -3,6 +3,7 @@ package index_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -152,5 +153,24 @@ func TestSharesDecideAsOne(t *testing.T) {
 		if snap != first {
 			t.Fatalf("%d shares (a pool of two: %v) differ from one:\n%s", tc.parts, tc.poolOfTwo, diffLines(first, snap))
 		}
+	}
+}
+
+// TestPoolOfOneConnection: a run holds its lock's connection while its
+// statements take others, so a pool of one connection (pool_max_conns=1)
+// would wait for ever: the run says so instead.
+func TestPoolOfOneConnection(t *testing.T) {
+	db := pgtest.Open(t)
+	ctx := context.Background()
+	one, err := pg.Open(ctx, pg.Options{URL: db.URL, MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer one.Close()
+	run, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err = index.New(one, hashing()).Index(run, fixtureRepo(t), index.Options{})
+	if err == nil || !strings.Contains(err.Error(), "pool_max_conns") {
+		t.Fatalf("a run on a pool of one connection: %v, want an error naming pool_max_conns", err)
 	}
 }

@@ -33,6 +33,11 @@ type runLock struct {
 // lockRun takes the repository's run lock. When another run holds it, it reports
 // that through prog and waits (until ctx ends), or with noWait returns ErrBusy.
 func lockRun(ctx context.Context, db *pg.DB, repoID int64, name string, noWait bool, prog *progressTracker) (*runLock, error) {
+	// The lock's connection is held while the run's statements take others:
+	// with one connection in all they would wait for it for ever.
+	if n := db.Pool.Config().MaxConns; n < 2 {
+		return nil, fmt.Errorf("index %s: the database pool holds %d connection; a run needs 2 or more (pool_max_conns in the URL)", name, n)
+	}
 	conn, err := db.Pool.Acquire(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("index %s: connect for the run lock: %w", name, err)
