@@ -104,10 +104,11 @@ func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model) error {
 	return nil
 }
 
-// chunksPerFile is about how many chunks a file of a tree holds (8.8 in
-// $GOROOT/src), to guess before a bulk load whether the repository will
-// need a vector index of its own.
-const chunksPerFile = 8
+// bytesPerChunk is about how many bytes of source a chunk holds (445 in
+// $GOROOT/src, 550 in sqlalchemy), to guess before a bulk load whether the
+// repository will need a vector index of its own. Files per chunk varied
+// too much to guess from (9 in $GOROOT/src, 52 in sqlalchemy).
+const bytesPerChunk = 512
 
 // placeVectors decides whether the run's vectors go into the rows the
 // model's shared HNSW index leaves out (pg.DB.LeaveOutOfShared): those of a
@@ -118,7 +119,13 @@ const chunksPerFile = 8
 func (r *run) placeVectors(ctx context.Context, model pg.Model) error {
 	var err error
 	if r.bulk() {
-		r.w.ownIndex, err = r.ix.db.LeaveOutOfShared(ctx, r.w.repoID, model, len(r.todo)*chunksPerFile)
+		var size int64
+		for _, t := range r.todo {
+			if t.Skip == "" {
+				size += t.Size
+			}
+		}
+		r.w.ownIndex, err = r.ix.db.LeaveOutOfShared(ctx, r.w.repoID, model, int(size/bytesPerChunk))
 	} else {
 		r.w.ownIndex, err = r.ix.db.HasRepoVectorIndex(ctx, r.w.repoID, model)
 	}
