@@ -76,7 +76,7 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 		return nil
 	}
 	r.prog.besidePhase("analyzing")
-	return r.w.db.Analyze(ctx, "postings", "symbol_embeddings")
+	return r.w.db.AnalyzeBulk(ctx, r.w.repoID, "postings", "symbol_embeddings")
 }
 
 // buildOwnIndexes builds the repository's own vector and name indexes when

@@ -318,7 +318,7 @@ func (r *run) resolve(ctx context.Context) error {
 		// resolution then ran as nested loops for minutes (13 min at 140k edges).
 		// The postings and vectors are analyzed beside it (buildBeside).
 		r.prog.phase("analyzing")
-		if err := r.w.db.Analyze(ctx, "files", "symbols", "edges"); err != nil {
+		if err := r.w.db.AnalyzeBulk(ctx, r.w.repoID, "files", "symbols", "edges"); err != nil {
 			return err
 		}
 	}
@@ -369,7 +369,7 @@ func (r *run) resolve(ctx context.Context) error {
 		// Only the edges changed since the statistics above (bulk implies
 		// changed): the resolution set their targets.
 		r.prog.phase("analyzing")
-		if err := r.w.db.Analyze(ctx, "edges"); err != nil {
+		if err := r.w.db.AnalyzeBulk(ctx, r.w.repoID, "edges"); err != nil {
 			return err
 		}
 	}
