@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"sync"
 
 	"github.com/spelunkhq/spelunk/engine/pg"
 )
@@ -17,18 +18,27 @@ import (
 type sideBuilds struct {
 	cancel context.CancelFunc
 	done   chan error
+	// statsTaken is closed once the resolution's statistics are taken
+	// (statsDone): the repository's own name index, built concurrently,
+	// holds a lock that ANALYZE of symbols waits behind, 24 s at a million
+	// chunks.
+	statsTaken chan struct{}
+	once       sync.Once
 }
 
 // startSideBuilds starts them; wait must be called on every path.
 func (r *run) startSideBuilds(ctx context.Context, model pg.Model, postings, vectors bool) *sideBuilds {
 	ctx, cancel := context.WithCancel(ctx)
-	b := &sideBuilds{cancel: cancel, done: make(chan error, 1)}
+	b := &sideBuilds{cancel: cancel, done: make(chan error, 1), statsTaken: make(chan struct{})}
 	go func() {
-		b.done <- r.buildBeside(ctx, model, postings, vectors)
+		b.done <- r.buildBeside(ctx, model, postings, vectors, b.statsTaken)
 		r.prog.besidePhase("")
 	}()
 	return b
 }
+
+// statsDone lets the builds that wait for the resolution's statistics go on.
+func (b *sideBuilds) statsDone() { b.once.Do(func() { close(b.statsTaken) }) }
 
 // wait returns the builds' error, after abandoning them when the run failed
 // (abandon): a cancelled build leaves its index missing, and the next run
@@ -45,7 +55,7 @@ func (b *sideBuilds) wait(abandon bool) error {
 // bulk change, refreshes the statistics of the tables built: after the
 // builds, so that the postings' statistics see the rows in term order
 // (CLUSTER).
-func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors bool) error {
+func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors bool, statsTaken <-chan struct{}) error {
 	ix := r.ix
 	if postings {
 		r.prog.besidePhase("building the postings index")
@@ -60,7 +70,7 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 		}
 	}
 	if len(r.opts.Paths) == 0 { // a run over a few paths (a save, index_file) adds too few rows to matter
-		if err := r.buildOwnIndexes(ctx, model); err != nil {
+		if err := r.buildOwnIndexes(ctx, model, statsTaken); err != nil {
 			return err
 		}
 	}
@@ -81,8 +91,9 @@ func (r *run) buildBeside(ctx context.Context, model pg.Model, postings, vectors
 
 // buildOwnIndexes builds the repository's own vector and name indexes when
 // other repositories' rows crowd the shared ones (pg.NeedsRepoVectorIndex,
-// pg.NeedsRepoNameIndex).
-func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model) error {
+// pg.NeedsRepoNameIndex), the name index once the resolution's statistics
+// of symbols are taken.
+func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model, statsTaken <-chan struct{}) error {
 	db, repo := r.ix.db, r.w.repoID
 	need, err := db.NeedsRepoVectorIndex(ctx, repo, model)
 	if err != nil {
@@ -98,6 +109,11 @@ func (r *run) buildOwnIndexes(ctx context.Context, model pg.Model) error {
 		return err
 	}
 	if need {
+		select {
+		case <-statsTaken:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 		r.prog.besidePhase("building the repository's name index")
 		return db.BuildRepoNameIndex(ctx, repo)
 	}

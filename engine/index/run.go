@@ -312,6 +312,7 @@ func (r *run) resolve(ctx context.Context) error {
 	opts, todo, deleted, have, w := r.opts, r.todo, r.deleted, r.have, r.w
 	changed := len(todo) > 0 || len(deleted) > 0 || r.interrupted || opts.Full
 	bulk := r.bulk()
+	defer r.side.statsDone() // on every path: the builds beside wait for it
 	if changed && bulk {
 		// Statistics before resolving too: a repository new to a database that
 		// already holds others has no rows in the planner's view, and the edge
@@ -322,6 +323,7 @@ func (r *run) resolve(ctx context.Context) error {
 			return err
 		}
 	}
+	r.side.statsDone()
 	if changed {
 		r.prog.phase("resolving")
 		added := false
