@@ -35,6 +35,16 @@ type embedStage struct {
 // vectorColumns are the columns of a symbol_embeddings row the indexer writes.
 var vectorColumns = []string{"repository_id", "symbol_id", "model_id", "content_hash", "embedding", "own_index"}
 
+// ownIndexValue is a vector row's own_index: true where the model's shared
+// index leaves the row out, else NULL, which keeps the row as short as it
+// was before the column (migration 0024).
+func ownIndexValue(left bool) any {
+	if left {
+		return true
+	}
+	return nil
+}
+
 const embedBatch = 256
 
 func newEmbedStage(db *pg.DB, repoID int64, modelID int16, ownIndex bool, emb Embedder, prog *progressTracker) *embedStage {
@@ -129,7 +139,7 @@ func (e *embedStage) embed(ctx context.Context, syms []pendingSymbol) error {
 		rows := make([][]any, len(syms))
 		for i, s := range syms {
 			ids[i] = s.id
-			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewHalfVector(vecs[i]), e.ownIndex}
+			rows[i] = []any{e.repoID, s.id, model, s.hash, pgvector.NewHalfVector(vecs[i]), ownIndexValue(e.ownIndex)}
 		}
 		// Symbols deleted since they were queued (by a concurrent run) are skipped:
 		// their rows are gone, and a vector for them would fail the foreign key.

@@ -73,7 +73,14 @@ func TestVectorsLeftOutOfTheSharedIndex(t *testing.T) {
 		}
 	}
 
-	index1(generatedRepo(t, "other", 700, 10, 0)) // 7k chunks: a fifth of what comes
+	other := index1(generatedRepo(t, "other", 700, 10, 0)) // 7k chunks: a fifth of what comes
+	// A row in the shared index holds NULL, no bytes: a stored false made
+	// every row 8 bytes longer (migration 0024).
+	var flagged int
+	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM symbol_embeddings WHERE repository_id = $1 AND own_index IS NOT NULL`,
+		other).Scan(&flagged); err != nil || flagged != 0 {
+		t.Fatalf("%d rows in the shared index hold an own_index value (err %v), want NULL in all", flagged, err)
+	}
 	// 11 MB of source guess ~21k chunks, over the bound of an index of its
 	// own; there are ~5k: the rows go back into the shared index at the end.
 	guess := index1(generatedRepo(t, "guess", 2600, 1, 4200))

@@ -73,10 +73,10 @@ func (r *fileRows) addChunks(w *writer, p *parsed, fid, group int64, ids []int64
 			state = "embedded" // its row stays as it is
 		} else if c.vector != nil {
 			state = "embedded"
-			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.modelID, h, *c.vector, w.ownIndex})
+			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.modelID, h, *c.vector, ownIndexValue(w.ownIndex)})
 		} else if v, ok := reuse[h]; ok {
 			state = "embedded"
-			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.modelID, h, v, w.ownIndex})
+			r.vectors = append(r.vectors, []any{w.repoID, ids[j], w.modelID, h, v, ownIndexValue(w.ownIndex)})
 		} else {
 			r.pending = append(r.pending, pendingSymbol{id: ids[j], hash: h, def: c.def, text: c.text})
 		}

@@ -126,7 +126,7 @@ func (db *DB) ModelID(ctx context.Context, name string) (int16, error) {
 // (migration 0016, engine/memory delta.go).
 func hnswDDL(table string, m Model, id int16) string {
 	// Rows of a repository with an index of its own are left out (migration 0024).
-	pred := "model_id = " + strconv.Itoa(int(id)) + " AND NOT own_index"
+	pred := "model_id = " + strconv.Itoa(int(id)) + " AND own_index IS NULL"
 	if table == "memory_embeddings" {
 		pred = "model = " + QuoteLiteral(m.Name) + " AND indexed"
 	}

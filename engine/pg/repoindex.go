@@ -98,7 +98,7 @@ func (db *DB) ShareLeftOutVectors(ctx context.Context, repoID int64, m Model) er
 	if err != nil {
 		return err
 	}
-	if _, err := db.Pool.Exec(ctx, `UPDATE symbol_embeddings SET own_index = false
+	if _, err := db.Pool.Exec(ctx, `UPDATE symbol_embeddings SET own_index = NULL
 		WHERE repository_id = $1 AND model_id = $2 AND own_index`, repoID, id); err != nil {
 		return fmt.Errorf("put the vectors of repository %d back into the shared index: %w", repoID, err)
 	}

@@ -143,10 +143,10 @@ func (b *bestHits) sorted() []hit {
 // the same cast and model filter as the model's partial HNSW indexes ($2 the
 // query vector, $3 the limit). A repository with an index of its own (own)
 // walks it, and may hold rows the shared index leaves out; another walks the
-// shared index, whose rows are those NOT own_index (migration 0024).
+// shared index, whose rows are those whose own_index IS NULL (migration 0024).
 func denseSQL(model int16, dims int, own bool) string {
 	expr := pg.SymbolVectorExpr("e.embedding", dims)
-	shared := " AND NOT e.own_index"
+	shared := " AND e.own_index IS NULL"
 	if own {
 		shared = ""
 	}
