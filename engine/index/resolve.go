@@ -334,8 +334,7 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		// earlier ones filled and analysed, and a small change's resolution
 		// costs one round trip instead of about forty.
 		b := &stepBatch{}
-		b.queue("relax the commit", relaxCommitSQL)
-		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		w.queueWorkTx(b)
 		if w.db.Distributed {
 			for _, c := range shadowCopies {
 				b.step(c.name, c.sql, w.repoID)
@@ -352,6 +351,13 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		last := w.queueApply(b, scope == nil)
 		return b.send(ctx, tx, last)
 	})
+}
+
+// queueWorkTx opens a transaction that writes the repository's edges: its
+// commit relaxed (commit.go), its work lock held (lock.go).
+func (w *writer) queueWorkTx(b *stepBatch) {
+	b.queue("relax the commit", relaxCommitSQL)
+	b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
 }
 
 // queueScope queues the run's scope into the session tables: the paths it

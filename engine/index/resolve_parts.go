@@ -110,8 +110,7 @@ func (w *writer) resolveInParts(ctx context.Context, reset bool) error {
 func (w *writer) prepareFullPass(ctx context.Context, reset bool) error {
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		b := &stepBatch{}
-		b.queue("relax the commit", relaxCommitSQL)
-		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		w.queueWorkTx(b)
 		if reset {
 			b.queue("forget every decision", resetEdges, w.repoID)
 		}
@@ -151,8 +150,7 @@ func (w *writer) decideShare(ctx context.Context, tx pgx.Tx, k int) error {
 	if k == 0 {
 		// The share that writes holds the work lock (lock.go); the others
 		// write nothing but their session tables.
-		b.queue("relax the commit", relaxCommitSQL)
-		b.queue("hold the work lock", holdWorkSQL, workSpace, lockKey(w.repoID))
+		w.queueWorkTx(b)
 	}
 	w.queueScope(b, nil)
 	for _, step := range decideSteps() {

@@ -34,16 +34,31 @@ func (db *DB) AnalyzeBulk(ctx context.Context, repoID int64, tables ...string) e
 	if float64(mine) > minorShare*float64(all) {
 		return db.Analyze(ctx, tables...)
 	}
+	return db.analyze(ctx, minorSample, " (repository_id)", tables)
+}
+
+// Analyze refreshes the planner's statistics for tables after a bulk load. The
+// application role may not ANALYZE tables it does not own, so this uses an owner
+// connection; a server that refuses is left to autovacuum (not an error).
+func (db *DB) Analyze(ctx context.Context, tables ...string) error {
+	return db.analyze(ctx, 0, "", tables)
+}
+
+// analyze runs ANALYZE of tables (of columns, "" for every one) with the
+// statistics target target (0: the server's) on an owner connection.
+func (db *DB) analyze(ctx context.Context, target int, columns string, tables []string) error {
 	conn, err := db.ownerConn(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, fmt.Sprintf(`SET default_statistics_target = %d`, minorSample)); err != nil {
-		return fmt.Errorf("analyze %v: %w", tables, err)
+	if target > 0 {
+		if _, err := conn.Exec(ctx, fmt.Sprintf(`SET default_statistics_target = %d`, target)); err != nil {
+			return fmt.Errorf("analyze %v: %w", tables, err)
+		}
 	}
 	for _, t := range tables {
-		if _, err := conn.Exec(ctx, "ANALYZE "+pgx.Identifier{t}.Sanitize()+" (repository_id)"); err != nil {
+		if _, err := conn.Exec(ctx, "ANALYZE "+pgx.Identifier{t}.Sanitize()+columns); err != nil {
 			return fmt.Errorf("analyze %s: %w", t, err)
 		}
 	}

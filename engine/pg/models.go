@@ -230,20 +230,3 @@ func QuoteLiteral(s string) string {
 	}
 	return string(append(out, '\''))
 }
-
-// Analyze refreshes the planner's statistics for tables after a bulk load. The
-// application role may not ANALYZE tables it does not own, so this uses an owner
-// connection; a server that refuses is left to autovacuum (not an error).
-func (db *DB) Analyze(ctx context.Context, tables ...string) error {
-	conn, err := db.ownerConn(ctx)
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	for _, t := range tables {
-		if _, err := conn.Exec(ctx, "ANALYZE "+pgx.Identifier{t}.Sanitize()); err != nil {
-			return fmt.Errorf("analyze %s: %w", t, err)
-		}
-	}
-	return nil
-}
