@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # fetch.sh downloads every row of train/manifest.tsv from its package registry
-# and unpacks it under $SPELUNK_TRAIN_CACHE/src/<ecosystem>/<package>@<version>/.
+# and unpacks it under $SPELUNK_TRAIN_CACHE/src/<ecosystem>/<package>@<version>/,
+# then clones every repository of train/history.tsv at its commit, with its
+# history (the miner's commit pairs), into src/git/<owner>+<name>@<commit:12>/.
+# Repositories are cloned from https://github.com/, or, when
+# SPELUNK_TRAIN_MIRRORS names a directory of bare mirrors laid out as
+# <owner>+<name>/repo, from there.
 #
 # It is idempotent (a row whose directory exists is skipped), refuses rows that
 # match train/excluded.tsv, keeps going past a failed row and lists the failed
 # rows at the end (exit status 1 when any failed). Only the registries are used:
 # the Go module proxy, PyPI, the npm registry, crates.io and Maven Central.
 #
-#   train/fetch.sh [-j JOBS] [MANIFEST]
+#   train/fetch.sh [-j JOBS] [MANIFEST [HISTORY]]
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
 jobs=4
 if [[ ${1:-} == -j ]]; then jobs=$2; shift 2; fi
 manifest=${1:-$here/manifest.tsv}
+history=${2:-$here/history.tsv}
 excluded=$here/excluded.tsv
 cache=${SPELUNK_TRAIN_CACHE:-$HOME/.cache/spelunk/train}
 src=$cache/src
@@ -121,15 +127,23 @@ fetch_maven() { # group:artifact ver dest tmp
 	unpack_zip "$f" "$3"
 }
 
+fetch_git() { # owner/name commit dest tmp
+	local url=https://github.com/$1
+	[[ -n ${SPELUNK_TRAIN_MIRRORS:-} ]] && url=$SPELUNK_TRAIN_MIRRORS/${1/\//+}/repo
+	git clone --quiet --no-checkout "$url" "$3" &&
+		git -C "$3" -c advice.detachedHead=false checkout --quiet "$2"
+}
+
 # fetch_row downloads one row; it prints one status word.
 fetch_row() { # eco pkg ver
 	local eco=$1 pkg=$2 ver=$3 dest tmp rc
 	dest=$src/$eco/${pkg//\//+}@$ver
+	[[ $eco == git ]] && dest=$src/git/${pkg//\//+}@${ver:0:12}
 	[[ -d $dest ]] && { echo skip; return 0; }
 	mkdir -p "$src/$eco"
 	tmp=$(mktemp -d "$work/row.XXXXXX")
 	case $eco in
-	go | pypi | npm | crates | maven) "fetch_$eco" "$pkg" "$ver" "$tmp/out" "$tmp" >/dev/null 2>&1 ;;
+	go | pypi | npm | crates | maven | git) "fetch_$eco" "$pkg" "$ver" "$tmp/out" "$tmp" >/dev/null 2>&1 ;;
 	*) false ;;
 	esac
 	rc=$?
@@ -147,7 +161,12 @@ progress() { # n total status text
 	printf '%s\n' "${line:0:79}"
 }
 
-mapfile -t rows < <(grep -v '^#' "$manifest" | grep -v '^[[:space:]]*$')
+# A history row (repository, commit, language) becomes a row of ecosystem git.
+mapfile -t rows < <(
+	grep -v '^#' "$manifest" | grep -v '^[[:space:]]*$'
+	[[ -f $history ]] && grep -v '^#' "$history" | grep -v '^[[:space:]]*$' |
+		awk -F'\t' -v OFS='\t' '{ print "git", $1, $2, $1, $3 }'
+)
 total=${#rows[@]}
 start=$(date +%s)
 n=0

@@ -54,8 +54,17 @@ func commitPairs(ctx context.Context, r *repo, workers int, emit func(Pair)) err
 	}
 	var commits []commit
 	readCommits(out, func(c commit) { commits = append(commits, c) })
+	// A history that cannot be read to its end (a blob missing from a
+	// partial clone stops git log) still gives the commits read before the
+	// failure, but the last of them may be cut short; the error is returned
+	// after their pairs.
+	var stopped error
 	if err := cmd.Wait(); err != nil {
-		return fmt.Errorf("git log %s: %w", r.gitDir, err)
+		if len(commits) < 2 {
+			return fmt.Errorf("git log %s: %w", r.gitDir, err)
+		}
+		commits = commits[:len(commits)-1]
+		stopped = fmt.Errorf("git log %s stopped after %d commits (mined): %w", r.gitDir, len(commits), err)
 	}
 	src, err := source.Open(ctx, r.gitDir)
 	if err != nil {
@@ -92,7 +101,10 @@ func commitPairs(ctx context.Context, r *repo, workers int, emit func(Pair)) err
 			n += len(ps)
 		}
 	}
-	return ctx.Err()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return stopped
 }
 
 var hunkHeader = regexp.MustCompile(`^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@`)

@@ -2,6 +2,7 @@ package pairs
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -296,4 +297,55 @@ func Mul(a, b int) int {
 		{"add the calculator package with two operations.", "calc.Add", []string{"return a + b"}, nil},
 		{"add the calculator package with two operations.", "calc.Mul", []string{"return a * b"}, []string{"a == 0"}},
 	})
+}
+
+// TestCommitPairsPastAMissingBlob checks that a history git cannot read to
+// its end (a partial clone without an old blob) still gives the pairs of the
+// commits before the failure, and says it stopped.
+func TestCommitPairsPastAMissingBlob(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	dir := writeTree(t, map[string]string{
+		"calc.go":  "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
+		"data.txt": "a large data file the clone left out\n",
+	})
+	git := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	git("init", "-q")
+	git("add", ".")
+	git("commit", "-qm", "add the calculator package and its data")
+	blob := git("rev-parse", "HEAD:data.txt")
+	for i, body := range []string{"return b + a", "return a + b + 0"} {
+		src := "package calc\n\nfunc Add(a, b int) int {\n\t" + body + "\n}\n"
+		if err := os.WriteFile(filepath.Join(dir, "calc.go"), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		git("commit", "-qam", fmt.Sprintf("rewrite the addition in its form number %d", i+2))
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	r, err := loadRepo(context.Background(), "test/repo", dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.gitDir, r.rev = dir, "HEAD"
+	var got []string
+	err = commitPairs(context.Background(), r, 2, func(p Pair) { got = append(got, p.Query) })
+	if err == nil || !strings.Contains(err.Error(), "stopped after") {
+		t.Errorf("commitPairs: %v, want it to say the history stopped", err)
+	}
+	want := []string{"rewrite the addition in its form number 3.", "rewrite the addition in its form number 2."}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("pairs %q, want %q", got, want)
+	}
 }

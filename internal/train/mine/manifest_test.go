@@ -77,23 +77,44 @@ func TestManifestAvoidsExcluded(t *testing.T) {
 // TestRankerReposAvoidExcluded checks the ranker's training repositories
 // (train/ranker-repos.tsv) against the same exclusion list.
 func TestRankerReposAvoidExcluded(t *testing.T) {
+	checkRepoList(t, "ranker-repos.tsv", 5, 1, 2)
+}
+
+// TestHistoryAvoidsExcluded checks the repositories whose history the corpus
+// mines (train/history.tsv: repository, commit, language) against the same
+// exclusion list.
+func TestHistoryAvoidsExcluded(t *testing.T) {
+	checkRepoList(t, "history.tsv", 100, 0, 1)
+}
+
+// checkRepoList checks a list of repositories pinned to commits: at least
+// atLeast rows, an owner/name in column repoCol and a 40-hex commit in
+// column commitCol, no row excluded and none twice.
+func checkRepoList(t *testing.T, file string, atLeast, repoCol, commitCol int) {
+	t.Helper()
 	excluded := map[string]string{}
 	for _, r := range readTSV(t, "../../../train/excluded.tsv") {
 		if r[0] == "repo" {
 			excluded[strings.ToLower(r[1])] = r[2]
 		}
 	}
-	rows := readTSV(t, "../../../train/ranker-repos.tsv")
-	if len(rows) < 5 {
-		t.Errorf("%d ranker repositories, want at least 5", len(rows))
+	rows := readTSV(t, "../../../train/"+file)
+	if len(rows) < atLeast {
+		t.Errorf("%s: %d repositories, want at least %d", file, len(rows), atLeast)
 	}
+	seen := map[string]bool{}
 	for _, r := range rows {
-		if len(r) != 3 || len(r[2]) != 40 {
-			t.Errorf("row %q: want name, owner/repository, 40-hex commit", r)
+		if len(r) <= max(repoCol, commitCol) || len(r[commitCol]) != 40 || !strings.Contains(r[repoCol], "/") {
+			t.Errorf("%s: row %q: want owner/repository and a 40-hex commit", file, r)
 			continue
 		}
-		if src, ok := excluded[strings.ToLower(r[1])]; ok {
-			t.Errorf("row %q: repository excluded (%s)", r, src)
+		repo := strings.ToLower(r[repoCol])
+		if src, ok := excluded[repo]; ok {
+			t.Errorf("%s: row %q: repository excluded (%s)", file, r, src)
 		}
+		if seen[repo] {
+			t.Errorf("%s: row %q: repository listed twice", file, r)
+		}
+		seen[repo] = true
 	}
 }
