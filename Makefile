@@ -112,12 +112,19 @@ clean:
 # train/manifest.tsv from their registries, then mine text<->code pairs from them, from
 # $GOROOT/src and from the local CPython standard library into $(TRAIN_CACHE)/pairs.jsonl.
 # Not part of `make test`: CI has no network.
+# TRAIN_HISTORY=1 adds the repositories of train/history.tsv with their history (commit
+# pairs; measured, not in the shipped model's corpus: train/README.md).
 TRAIN_CACHE ?= $(or $(SPELUNK_TRAIN_CACHE),$(HOME)/.cache/spelunk/train)
+TRAIN_HISTORY ?= 0
+# In the order the shell globs them (the order decides which copy of a duplicate pair is kept).
+TRAIN_SOURCES = crates $(if $(filter 1,$(TRAIN_HISTORY)),git) go maven npm pypi
 train-corpus:
-	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/fetch.sh || \
+	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/fetch.sh train/manifest.tsv \
+		$(if $(filter 1,$(TRAIN_HISTORY)),train/history.tsv) || \
 		echo "train-corpus: the rows listed above are missing; mining what was fetched" >&2
 	@$(GO) run ./internal/train/mine -j 2 -out "$(TRAIN_CACHE)/pairs.jsonl.tmp" \
-		-src "$(TRAIN_CACHE)"/src/*/* "$$($(GO) env GOROOT)/src" \
+		-src $$(for s in $(TRAIN_SOURCES); do ls -d "$(TRAIN_CACHE)/src/$$s"/* 2>/dev/null; done) \
+		"$$($(GO) env GOROOT)/src" \
 		"$$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
 	@mv "$(TRAIN_CACHE)/pairs.jsonl.tmp" "$(TRAIN_CACHE)/pairs.jsonl"
 

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # fetch.sh downloads every row of train/manifest.tsv from its package registry
-# and unpacks it under $SPELUNK_TRAIN_CACHE/src/<ecosystem>/<package>@<version>/,
-# then clones every repository of train/history.tsv at its commit, with its
-# history (the miner's commit pairs), into src/git/<owner>+<name>@<commit:12>/.
-# Repositories are cloned from https://github.com/, or, when
-# SPELUNK_TRAIN_MIRRORS names a directory of bare mirrors laid out as
-# <owner>+<name>/repo, from there.
+# and unpacks it under $SPELUNK_TRAIN_CACHE/src/<ecosystem>/<package>@<version>/;
+# given a HISTORY file too (train/history.tsv), it clones each of its
+# repositories at its commit, with its history (the miner's commit pairs), into
+# src/git/<owner>+<name>@<commit:12>/. Repositories are cloned from
+# https://github.com/, or, when SPELUNK_TRAIN_MIRRORS names a directory of bare
+# mirrors laid out as <owner>+<name>/repo, from there.
 #
 # It is idempotent (a row whose directory exists is skipped), refuses rows that
 # match train/excluded.tsv, keeps going past a failed row and lists the failed
@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 jobs=4
 if [[ ${1:-} == -j ]]; then jobs=$2; shift 2; fi
 manifest=${1:-$here/manifest.tsv}
-history=${2:-$here/history.tsv}
+history=${2:-}
 excluded=$here/excluded.tsv
 cache=${SPELUNK_TRAIN_CACHE:-$HOME/.cache/spelunk/train}
 src=$cache/src
@@ -164,7 +164,7 @@ progress() { # n total status text
 # A history row (repository, commit, language) becomes a row of ecosystem git.
 mapfile -t rows < <(
 	grep -v '^#' "$manifest" | grep -v '^[[:space:]]*$'
-	[[ -f $history ]] && grep -v '^#' "$history" | grep -v '^[[:space:]]*$' |
+	[[ -n $history ]] && grep -v '^#' "$history" | grep -v '^[[:space:]]*$' |
 		awk -F'\t' -v OFS='\t' '{ print "git", $1, $2, $1, $3 }'
 )
 total=${#rows[@]}
