@@ -133,7 +133,7 @@ train-corpus:
 # engine/embed/model/spelunk-code.bin, then the tune half's figures where the dev-set
 # repositories are present. Needs python3 with torch (installed from PyPI when missing).
 train:
-	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" bash train/train.sh
+	@SPELUNK_TRAIN_CACHE="$(TRAIN_CACHE)" TRAIN_SOURCES="$(TRAIN_SOURCES)" bash train/train.sh
 
 # Rebuilds the learned translation of question words into code tokens (train/README.md,
 # "The translation table") from the mined pairs: engine/search/translate.tsv. Go only.

