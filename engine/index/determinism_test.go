@@ -138,6 +138,7 @@ func TestSharesDecideAsOne(t *testing.T) {
 			ix = index.New(two, hashing())
 		}
 		opts := index.Options{}
+		index.ResolveIn(&opts, "sql") // the fixture's size would decide it in memory
 		index.SetResolveParts(&opts, tc.parts)
 		run, cancel := context.WithTimeout(ctx, time.Minute)
 		_, err := ix.Index(run, repo, opts)

@@ -17,3 +17,7 @@ func ReportEdgeRewrite(o *Options, rewrote *bool) { o.rewroteEdges = rewrote }
 
 // SetResolveParts sets how many connections a full pass decides the edges on.
 func SetResolveParts(o *Options, n int) { o.resolveParts = n }
+
+// ResolveIn makes a full pass decide the edges in SQL ("sql") or in memory
+// ("memory") whatever the repository's size.
+func ResolveIn(o *Options, where string) { o.resolveIn = where }

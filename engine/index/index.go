@@ -71,7 +71,8 @@ type Options struct {
 	// rewrote them (resolve_rewrite.go).
 	keepEdgeUpdate bool
 	rewroteEdges   *bool
-	resolveParts   int // connections a full pass decides on; 0 = defaultResolveParts (SetResolveParts)
+	resolveParts   int    // connections a full pass decides on in SQL; 0 = defaultResolveParts (SetResolveParts)
+	resolveIn      string // "sql" or "memory": where a full pass decides, whatever the size (ResolveIn)
 }
 
 // Progress is a snapshot of a run.
@@ -227,6 +228,7 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	}
 	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
 		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID,
+			resolveIn: opts.resolveIn,
 			// Each share holds a connection of the pool, as the run lock does.
 			resolveParts: min(cmp.Or(opts.resolveParts, defaultResolveParts), max(1, int(ix.db.Pool.Config().MaxConns)-1))}}
 	if err := r.execute(ctx); err != nil {

@@ -276,13 +276,17 @@ func byKey(sql string, scoped bool) string {
 
 // adjustSteps correct decisions the steps made, before they are written.
 var adjustSteps = []struct{ name, sql string }{
-	// Python: calling a class runs its __init__ (the class itself when it has none).
+	// Python: calling a class runs its __init__ (the class itself when it has
+	// none); of several, the last: the implementation after its @overload
+	// stubs (one was picked at random before).
 	{"constructors", `
 		UPDATE res_out o SET sid = i.id
-		FROM res_edges e, symbols c, symbols i
+		FROM res_edges e, symbols c
+		CROSS JOIN LATERAL (SELECT i.id FROM symbols i
+		      WHERE i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'
+		      ORDER BY i.start_line DESC, i.id LIMIT 1) i
 		WHERE o.edge_id = e.id AND e.kind = 'calls' AND e.qual = '' AND o.candidates IS NULL
-		  AND c.repository_id = $1 AND c.id = o.sid AND c.kind = 'class' AND c.language = 'python'
-		  AND i.repository_id = $1 AND i.parent_id = c.id AND i.name = '__init__' AND i.kind = 'method'`},
+		  AND c.repository_id = $1 AND c.id = o.sid AND c.kind = 'class' AND c.language = 'python'`},
 }
 
 // applyDecisions writes the decisions back. Only those that differ from the
@@ -322,6 +326,13 @@ const resetEdges = `
 // run deleted, whose callers must be resolved anew.
 func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) error {
 	if scope == nil && !w.db.Distributed {
+		refs, err := w.countReferences(ctx)
+		if err != nil {
+			return err
+		}
+		if w.resolveIn == "memory" || (w.resolveIn == "" && refs <= maxInMemoryReferences) {
+			return w.resolveInMemory(ctx, reset, refs)
+		}
 		return w.resolveInParts(ctx, reset)
 	}
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {

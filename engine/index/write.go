@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -52,9 +53,12 @@ type writer struct {
 	// ownIndex: the run's vectors are rows the model's shared HNSW index
 	// leaves out (pg.DB.LeaveOutOfShared); set before the writes.
 	ownIndex bool
-	// resolveParts: how many connections a full pass decides on (resolve_parts.go).
+	// resolveParts: how many connections a full pass decides on in SQL (resolve_parts.go).
 	resolveParts int
-	delta        pg.RepoDelta // guarded by mu
+	// resolveIn: "sql" or "memory" makes a full pass decide there whatever
+	// the repository's size (tests compare the two); "" chooses by size.
+	resolveIn string
+	delta     pg.RepoDelta // guarded by mu
 
 	// before holds the paths stored when the run began (nil: not known, and
 	// forget asks for every path); touched, guarded by mu, those this run has
@@ -97,10 +101,20 @@ func (w *writer) countName(kind, name string, aliases []string, delta int) {
 	if w.names == nil {
 		w.names = map[string]int{}
 	}
-	w.names[name] += delta
+	w.addName(name, delta)
 	for _, a := range aliases {
-		w.names[a] += delta
+		w.addName(a, delta)
 	}
+}
+
+// addName counts delta more definitions of name. A name is a substring of
+// its file's source: a key of its own, so the map does not keep every
+// source of the run alive (45 MB at $GOROOT/src).
+func (w *writer) addName(name string, delta int) {
+	if _, ok := w.names[name]; !ok {
+		name = strings.Clone(name)
+	}
+	w.names[name] += delta
 }
 
 // changedNames are the names whose definitions this run added or removed.
@@ -162,7 +176,9 @@ func (w *writer) markGone(gone []int64, names []string) {
 		w.defNames = map[string]bool{}
 	}
 	for _, n := range names {
-		w.defNames[n] = true
+		if !w.defNames[n] {
+			w.defNames[strings.Clone(n)] = true // see addName
+		}
 	}
 }
 
