@@ -32,6 +32,16 @@ func TestResolversAgree(t *testing.T) {
 	for _, f := range []map[string]string{cFixture, fieldsFixture, jsObjectFixture, jvmFixture} {
 		maps.Copy(extra, f)
 	}
+	// Two same-file candidates told apart by the caller's receiver.
+	extra["py/ranks.py"] = "class A:\n    def size(self):\n        return 1\n\n    def total(self, other):\n" +
+		"        return other.size()\n\n\nclass B:\n    def size(self):\n        return 2\n"
+	// A name defined once, in a test: code outside tests does not resolve to it.
+	extra["py/test_uniq.py"] = "def only_in_tests_here():\n    return 1\n"
+	extra["py/uniq_use.py"] = "def use_it():\n    return only_in_tests_here()\n"
+	// A promoted method one embedding down shadows the one two down.
+	extra["go/emb/emb.go"] = "package emb\n\ntype Base struct{}\n\nfunc (Base) Name() string { return \"b\" }\n\n" +
+		"type Mid struct{ Base }\n\nfunc (Mid) Name() string { return \"m\" }\n\ntype Top struct{ Mid }\n\n" +
+		"func use(t Top) string { return t.Name() }\n"
 	commitFiles(t, mixed, extra)
 	repos := map[string]string{
 		"mixed":        mixed,
