@@ -122,6 +122,26 @@ func bindingReaches(i mImport, lang string, s *mSym, f *mFile) bool {
 	return (i.pathFile != 0 && i.pathFile == s.file) || (lang == "go" && f.lang == "go" && i.hasPath && i.path == f.dir)
 }
 
+// nearest is the symbol named name that fits, nearest the typed row's
+// context file in scope (inScope), then first in the candidate order; nil
+// when none is in reach.
+func (g *memGraph) nearest(row *tRow, tpkg, name string, fits func(s *mSym) bool) *mSym {
+	var best *mSym
+	var bestOrder order
+	for _, s := range g.symsByName[name] {
+		f := g.files[s.file]
+		if f == nil || !fits(s) {
+			continue
+		}
+		if rnk, ok := g.inScope(row, tpkg, s, f); ok {
+			if o := symOrder(rnk, s, f); best == nil || o.less(bestOrder) {
+				best, bestOrder = s, o
+			}
+		}
+	}
+	return best
+}
+
 // callResults is "call results": "()F" becomes F's result type, read from
 // F's file on; calling a class gives the class.
 func (g *memGraph) callResults() {
@@ -130,19 +150,7 @@ func (g *memGraph) callResults() {
 			continue
 		}
 		tpkg, tname := splitTypeName(row.t[2:])
-		var best *mSym
-		var bestOrder order
-		for _, s := range g.symsByName[tname] {
-			f := g.files[s.file]
-			if f == nil || (s.kind != "function" && s.kind != "class") {
-				continue
-			}
-			if rnk, ok := g.inScope(row, tpkg, s, f); ok {
-				if o := symOrder(rnk, s, f); best == nil || o.less(bestOrder) {
-					best, bestOrder = s, o
-				}
-			}
-		}
+		best := g.nearest(row, tpkg, tname, func(s *mSym) bool { return s.kind == "function" || s.kind == "class" })
 		if best == nil {
 			continue
 		}
@@ -169,19 +177,7 @@ func (g *memGraph) fieldTypes() {
 		}
 		field, elem := strings.TrimSuffix(part, "[]"), strings.HasSuffix(part, "[]")
 		tpkg, tname := splitTypeName(head)
-		var best *mSym
-		var bestOrder order
-		for _, s := range g.symsByName[field] {
-			f := g.files[s.file]
-			if f == nil || s.kind != "field" || s.recvNull || s.recv != tname {
-				continue
-			}
-			if rnk, ok := g.inScope(row, tpkg, s, f); ok {
-				if o := symOrder(rnk, s, f); best == nil || o.less(bestOrder) {
-					best, bestOrder = s, o
-				}
-			}
-		}
+		best := g.nearest(row, tpkg, field, func(s *mSym) bool { return s.kind == "field" && !s.recvNull && s.recv == tname })
 		if best == nil {
 			continue
 		}
