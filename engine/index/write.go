@@ -108,13 +108,12 @@ func (w *writer) countName(kind, name string, aliases []string, delta int) {
 }
 
 // addName counts delta more definitions of name. A name is a substring of
-// its file's source: a key of its own, so the map does not keep every
-// source of the run alive (45 MB at $GOROOT/src).
+// its file's source, and an assignment to a map's string key stores the key
+// it was given even when the key was there (Go updates string keys), so every
+// name counted goes in as a copy: as given, the map kept every source of the
+// run alive (45 MB at $GOROOT/src).
 func (w *writer) addName(name string, delta int) {
-	if _, ok := w.names[name]; !ok {
-		name = strings.Clone(name)
-	}
-	w.names[name] += delta
+	w.names[strings.Clone(name)] += delta
 }
 
 // changedNames are the names whose definitions this run added or removed.
