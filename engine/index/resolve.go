@@ -336,16 +336,14 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		return w.resolveInParts(ctx, reset)
 	}
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-		w.edgesRewritten = false
-		if err := createResTables(ctx, tx); err != nil {
-			return err
-		}
 		// Every statement goes in one pipelined batch: the server runs (and
 		// plans) each after the one before, so a step still sees the tables the
 		// earlier ones filled and analysed, and a small change's resolution
 		// costs one round trip instead of about forty.
-		b := &stepBatch{}
-		w.queueWorkTx(b)
+		b, err := w.openResolution(ctx, tx)
+		if err != nil {
+			return err
+		}
 		if w.db.Distributed {
 			for _, c := range shadowCopies {
 				b.step(c.name, c.sql, w.repoID)
@@ -362,6 +360,19 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		last := w.queueApply(b, scope == nil)
 		return b.send(ctx, tx, last)
 	})
+}
+
+// openResolution readies tx for a resolution that writes the repository's
+// edges: nothing rewritten yet, the session tables there, and a batch that
+// starts with the work transaction's statements (queueWorkTx).
+func (w *writer) openResolution(ctx context.Context, tx pgx.Tx) (*stepBatch, error) {
+	w.edgesRewritten = false
+	if err := createResTables(ctx, tx); err != nil {
+		return nil, err
+	}
+	b := &stepBatch{}
+	w.queueWorkTx(b)
+	return b, nil
 }
 
 // queueWorkTx opens a transaction that writes the repository's edges: its

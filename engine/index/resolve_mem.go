@@ -15,10 +15,13 @@ import (
 // few dozen statements, each joining session tables of hundreds of thousands
 // of rows. Here the pass reads the repository's files, symbols and edges once,
 // decides each edge in memory by the same steps in the same order
-// (resolve_mem_typed.go, resolve_mem_names.go), and hands the decisions to the
-// same writing as the SQL pass (the rewrite of the edges, or the UPDATE).
+// (resolve_mem_typed.go, resolve_mem_names.go, resolve_mem_wide.go), and hands
+// the decisions to the same writing as the SQL pass (the rewrite of the edges,
+// or the UPDATE). Only repositories of up to maxInMemoryReferences edges: the
+// graph's memory grows with the repository (see there).
 //
-// The SQL steps stay the definition for scoped runs and Citus; the pass here
+// The SQL steps stay the definition for scoped runs, larger repositories
+// (resolve_parts.go) and Citus; the pass here
 // must agree with them row for row (TestResolversAgree, and every test that
 // compares an incremental run, which resolves in SQL, with a clean index).
 // Comments below name the SQL step each function mirrors.
@@ -244,12 +247,10 @@ func (w *writer) resolveInMemory(ctx context.Context, reset bool, refs int) erro
 		return err
 	}
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {
-		w.edgesRewritten = false
-		if err := createResTables(ctx, tx); err != nil {
+		b, err := w.openResolution(ctx, tx)
+		if err != nil {
 			return err
 		}
-		b := &stepBatch{}
-		w.queueWorkTx(b)
 		if err := b.send(ctx, tx, nil); err != nil {
 			return err
 		}
