@@ -84,8 +84,9 @@ func newGloVe(f *gloveFile) (*GloVe, error) {
 		return nil, fmt.Errorf("%w: %w", errCorrupt, err)
 	}
 	g := &GloVe{wordTable: t, source: f.source, dims: d + GloVeHashDims, half: f.vecs}
-	g.decode = func(dst []float32, lo, hi int) {
+	g.decode = func(dst []float32, lo, hi int) []float32 {
 		decodeHalfRows(dst, g.half[2*lo*d:2*hi*d], d)
+		return nil // SIF weights, set below
 	}
 	// Zipf: p(rank r) ≈ 1 / ((r+1) · H_V), H_V ≈ ln V + γ.
 	v := max(f.sourceVocab, count)

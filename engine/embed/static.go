@@ -112,16 +112,17 @@ func newStatic(f *staticFile) (*Static, error) {
 }
 
 // decodeRows dequantises the rows of words [lo, hi) into dst, then scales them
-// to unit length and records their norms as the words' weights. The rows were
+// to unit length and returns their norms, the words' weights. The rows were
 // bounds-checked when the file was parsed and come from memory (a byte slice,
 // a mapped file or the executable's data), so reading them cannot fail; if it
 // did, the block would stay zero and its words would count for nothing.
-func (s *Static) decodeRows(dst []float32, lo, hi int) {
+func (s *Static) decodeRows(dst []float32, lo, hi int) []float32 {
 	d := s.wordDims
 	q := make([]byte, (hi-lo)*d)
+	norms := make([]float32, hi-lo)
 	if _, err := s.rows.ReadAt(q, s.rowsOff+int64(lo*d)); err != nil {
 		clear(dst)
-		return
+		return norms
 	}
 	for r := range hi - lo {
 		sc := s.scales[lo+r]
@@ -130,7 +131,8 @@ func (s *Static) decodeRows(dst []float32, lo, hi int) {
 			row[k] = float32(int8(b)) * sc
 		}
 	}
-	unitRows(dst, d, s.weight[lo:hi])
+	unitRows(dst, d, norms)
+	return norms
 }
 
 // Name returns the model name stored with every vector: the metadata's name and

@@ -305,6 +305,58 @@ func TestStaticConcurrentFirstUse(t *testing.T) {
 	wg.Wait()
 }
 
+// TestStaticReleaseVectors: letting go of the decoded table while other
+// goroutines embed changes no vector (the blocks are decoded again, the
+// weights written once; run under the race detector by make test), and
+// drops every block decoded before it.
+func TestStaticReleaseVectors(t *testing.T) {
+	b, tbl, _ := placeholderModel(t)
+	want, err := placeholderStaticFrom(t, b).Embed(context.Background(), tbl.words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := placeholderStaticFrom(t, b)
+	if _, err := s.Embed(context.Background(), tbl.words); err != nil {
+		t.Fatal(err)
+	}
+	s.ReleaseVectors()
+	for blk, v := range s.decoded.Load().vecs {
+		if v != nil {
+			t.Fatalf("block %d still decoded after ReleaseVectors", blk)
+		}
+	}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				s.ReleaseVectors()
+			}
+		}
+	})
+	var embedders sync.WaitGroup
+	for g := range 4 {
+		embedders.Go(func() {
+			for round := range 3 {
+				for i := range tbl.words {
+					i := (i + 7*g + round) % len(tbl.words)
+					v, err := s.Embed(context.Background(), []string{tbl.words[i]})
+					if err != nil || !slices.Equal(v[0], want[i]) {
+						t.Errorf("goroutine %d, %q: differs after a release (%v)", g, tbl.words[i], err)
+						return
+					}
+				}
+			}
+		})
+	}
+	embedders.Wait()
+	close(stop)
+	wg.Wait()
+}
+
 func placeholderStaticFrom(tb testing.TB, b []byte) *Static {
 	tb.Helper()
 	s, err := LoadStatic(b)

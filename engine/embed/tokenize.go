@@ -150,6 +150,20 @@ func appendLower(dst []byte, word string) []byte {
 	return dst
 }
 
+// Tokens yields the tokens of a text one at a time, as [Tokenize] splits
+// it, without allocating: the slice Next returns is reused by the next call.
+type Tokens struct{ t tokenizer }
+
+// Reset starts over on text.
+func (ts *Tokens) Reset(text string) { ts.t.reset(text) }
+
+// Next returns the next token, or nil when the text is exhausted.
+func (ts *Tokens) Next() []byte { return ts.t.next() }
+
+// AppendLower appends the lower-case form of word to dst, rune by rune as
+// strings.ToLower maps it (invalid UTF-8 becomes U+FFFD).
+func AppendLower(dst []byte, word string) []byte { return appendLower(dst, word) }
+
 // Tokenize splits text into lower-cased word tokens the way both the embedders
 // and lexical search see it: words are runs of letters and digits, and
 // identifiers are split on camelCase, PascalCase, acronyms, snake_case,

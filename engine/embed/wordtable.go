@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 )
 
 // stopNotInVocab marks a stop word with no vector in a word table's index.
@@ -28,20 +29,35 @@ const vectorBlock = 32
 type wordTable struct {
 	wordDims int
 	words    []string
-	vecs     [][]float32
-	blocks   []sync.Once
-	// weight is each word's weight in a text vector. decode may set it (a
-	// block's weights are then valid once vector has returned for that block).
+	// decoded holds the decoded blocks; ReleaseVectors swaps in an empty set.
+	decoded *atomic.Pointer[decodedRows]
+	// weight is each word's weight in a text vector. decode may return it (a
+	// block's weights are then valid once vector has returned for that block,
+	// and written once: weighed).
 	// A weight of 0 means the word has no usable vector.
-	weight []float32
+	weight  []float32
+	weighed []sync.Once
 	// index maps a word to its id (>= 0); stop words map to ^id, or to
 	// stopNotInVocab when the table has no vector for them.
 	index *wordIndex
 	// unknownWeight is the weight of a token the table does not know, hashed
 	// into the dimensions after wordDims.
 	unknownWeight float32
-	// decode writes the unit vectors of words [lo, hi) into dst, row by row.
-	decode func(dst []float32, lo, hi int)
+	// decode writes the unit vectors of words [lo, hi) into dst, row by row,
+	// and returns the words' weights when it is what computes them (nil
+	// otherwise).
+	decode func(dst []float32, lo, hi int) []float32
+}
+
+// decodedRows is one set of decoded blocks: vecs[b] is block b's unit
+// vectors, filled under blocks[b].
+type decodedRows struct {
+	vecs   [][]float32
+	blocks []sync.Once
+}
+
+func newDecodedRows(blocks int) *decodedRows {
+	return &decodedRows{vecs: make([][]float32, blocks), blocks: make([]sync.Once, blocks)}
 }
 
 // newWordTable indexes words (which must be distinct) and marks the stop words.
@@ -52,12 +68,13 @@ func newWordTable(words []string, wordDims int, unknownWeight float32) (wordTabl
 	t := wordTable{
 		wordDims:      wordDims,
 		words:         words,
-		vecs:          make([][]float32, nb),
-		blocks:        make([]sync.Once, nb),
+		decoded:       &atomic.Pointer[decodedRows]{},
 		weight:        make([]float32, count),
+		weighed:       make([]sync.Once, nb),
 		index:         newWordIndex(count + len(stopWords)),
 		unknownWeight: unknownWeight,
 	}
+	t.decoded.Store(newDecodedRows(nb))
 	for id, w := range words {
 		if !t.index.add(w, int32(id)) {
 			return wordTable{}, fmt.Errorf("duplicate word %q", w)
@@ -79,13 +96,27 @@ func newWordTable(words []string, wordDims int, unknownWeight float32) (wordTabl
 func (t *wordTable) vector(id int) []float32 {
 	d := t.wordDims
 	b := id / vectorBlock
-	t.blocks[b].Do(func() {
+	rows := t.decoded.Load()
+	rows.blocks[b].Do(func() {
 		lo, hi := b*vectorBlock, min((b+1)*vectorBlock, len(t.words))
-		t.vecs[b] = make([]float32, (hi-lo)*d)
-		t.decode(t.vecs[b], lo, hi)
+		v := make([]float32, (hi-lo)*d)
+		if w := t.decode(v, lo, hi); w != nil {
+			// Decoded again after ReleaseVectors, the weights are the same:
+			// written once, they are never written while read.
+			t.weighed[b].Do(func() { copy(t.weight[lo:hi], w) })
+		}
+		rows.vecs[b] = v
 	})
 	k := id % vectorBlock
-	return t.vecs[b][k*d : (k+1)*d]
+	return rows.vecs[b][k*d : (k+1)*d]
+}
+
+// ReleaseVectors lets go of the unit vectors decoded so far (the whole
+// table, ~97 MB for the built-in model, once a large repository is
+// embedded); they are decoded again by blocks as they are needed. Safe
+// while other goroutines embed: they finish with the vectors they hold.
+func (t *wordTable) ReleaseVectors() {
+	t.decoded.Store(newDecodedRows(len(t.weighed)))
 }
 
 // wordVector returns the unit vector of word (a lower-case token as produced

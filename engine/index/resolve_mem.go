@@ -224,11 +224,14 @@ func splitTypeName(t string) (pkg, name string) {
 
 // maxInMemoryReferences bounds the repositories a full pass decides in
 // memory; larger ones decide in SQL (resolve_parts.go). The graph costs
-// ~200 bytes a reference edge: at $GOROOT/src's ~480k it was ~100 MB more
-// live heap and RSS went from ~310 to ~425 MB (issue 39 asks < 400), with
-// the collector working at the process's memory limit most of the pass. At
-// this bound it is ~40 MB.
-const maxInMemoryReferences = 200_000
+// ~200 bytes a reference edge, ~100 MB at $GOROOT/src's ~480k. It fits
+// under the process's memory limit (internal/memlimit) because a bulk load
+// lets go of the embedder's decoded table first (run.load): with the
+// table's ~90 MB still live, the collector worked at the limit most of the
+// pass and RSS went from ~310 to ~425 MB (issue 39 asks < 400); without it,
+// peak RSS stayed at the load's ~315 MB and the whole index took 0.80x the
+// SQL pass's time (docs/BENCHMARKS.md). At this bound the graph is ~120 MB.
+const maxInMemoryReferences = 600_000
 
 // countReferences counts the edges a full pass decides.
 func (w *writer) countReferences(ctx context.Context) (int, error) {

@@ -122,7 +122,7 @@ func termFrequencies(name, signature, body string) (map[string]uint32, uint32) {
 	tf := map[string]uint32{}
 	var n uint32
 	add := func(text string, w uint32) {
-		for _, t := range strings.Fields(text) {
+		for t := range strings.FieldsSeq(text) {
 			// Single characters and bare numbers are a fifth of all postings and
 			// answer no question (whole identifiers such as sha256 keep theirs).
 			if len(t) < 2 || len(t) > maxTermBytes || allDigits(t) || !utf8.ValidString(t) || strings.IndexByte(t, 0) >= 0 {

@@ -355,6 +355,9 @@ func (r *run) resolve(ctx context.Context) error {
 		if err := r.linkGo(ctx, scope != nil && !goMoved); err != nil {
 			return err
 		}
+		if scope == nil {
+			r.releaseVectors()
+		}
 		// After an interrupted run every edge is decided again: what that run
 		// deleted and renamed, which other files' edges it affects, is lost.
 		if err := w.resolveEdges(ctx, scope, r.interrupted); err != nil {
@@ -376,6 +379,20 @@ func (r *run) resolve(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// vectorReleaser is an embedder that can let go of the vectors it decoded
+// and decode them again when needed (embed.Static, embed.GloVe).
+type vectorReleaser interface{ ReleaseVectors() }
+
+// releaseVectors has the embedder let go of the table it decoded (~97 MB of
+// the built-in model's once a large repository is embedded) before a full
+// pass, whose graph needs as much (maxInMemoryReferences). Nothing after the
+// load embeds; a search in the same process decodes what it needs again.
+func (r *run) releaseVectors() {
+	if v, ok := r.ix.emb.(vectorReleaser); ok {
+		v.ReleaseVectors()
+	}
 }
 
 // bulk reports whether the run changes enough of the repository for the

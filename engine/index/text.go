@@ -12,8 +12,8 @@ import (
 // kept whole (lower-cased, for exact lookups) and also split into its words
 // (is eligible for refund), the same split the query side applies (embed.Tokenize).
 func SearchText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
+	b := make([]byte, 0, len(s)+len(s)/4)
+	var toks embed.Tokens
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -21,15 +21,21 @@ func SearchText(s string) string {
 		}
 		word := s[start:end]
 		start = -1
-		lower := strings.ToLower(word)
-		parts := embed.Tokenize(word)
-		b.WriteString(lower)
-		b.WriteByte(' ')
-		if len(parts) > 1 || (len(parts) == 1 && parts[0] != lower) {
-			for _, p := range parts {
-				b.WriteString(p)
-				b.WriteByte(' ')
-			}
+		if lowerASCII(word) { // its one token is itself
+			b = append(append(b, word...), ' ')
+			return
+		}
+		lower := len(b)
+		b = append(embed.AppendLower(b, word), ' ')
+		parts, n := len(b), 0
+		toks.Reset(word)
+		for t := toks.Next(); t != nil; t = toks.Next() {
+			b = append(append(b, t...), ' ')
+			n++
+		}
+		// The word's parts follow it unless it is its only part.
+		if n == 1 && string(b[parts:]) == string(b[lower:parts]) {
+			b = b[:parts]
 		}
 	}
 	for i := 0; i < len(s); i++ {
@@ -43,7 +49,17 @@ func SearchText(s string) string {
 		flush(i)
 	}
 	flush(len(s))
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(string(b))
+}
+
+// lowerASCII reports whether word is only the letters a-z: a token as it is.
+func lowerASCII(word string) bool {
+	for i := 0; i < len(word); i++ {
+		if c := word[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // IsTest reports whether path holds tests or examples. Such files are word-rich and
