@@ -10,18 +10,12 @@ import (
 	"github.com/spelunkhq/spelunk/engine/embed"
 )
 
-// searchTextByWords is SearchText as first written, word by word through
+// searchTextByWords is SearchText as first written, each word through
 // strings.ToLower and embed.Tokenize: the definition the allocation-free
 // version must keep (the stored text and the query side depend on it).
 func searchTextByWords(s string) string {
 	var b strings.Builder
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		word := s[start:end]
-		start = -1
+	eachWord(s, func(word string) {
 		lower := strings.ToLower(word)
 		parts := embed.Tokenize(word)
 		b.WriteString(lower)
@@ -32,18 +26,7 @@ func searchTextByWords(s string) string {
 				b.WriteByte(' ')
 			}
 		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
-			if start < 0 {
-				start = i
-			}
-			continue
-		}
-		flush(i)
-	}
-	flush(len(s))
+	})
 	return strings.TrimSpace(b.String())
 }
 

@@ -14,13 +14,7 @@ import (
 func SearchText(s string) string {
 	b := make([]byte, 0, len(s)+len(s)/4)
 	var toks embed.Tokens
-	start := -1
-	flush := func(end int) {
-		if start < 0 {
-			return
-		}
-		word := s[start:end]
-		start = -1
+	eachWord(s, func(word string) {
 		if lowerASCII(word) { // its one token is itself
 			b = append(append(b, word...), ' ')
 			return
@@ -37,7 +31,14 @@ func SearchText(s string) string {
 		if n == 1 && string(b[parts:]) == string(b[lower:parts]) {
 			b = b[:parts]
 		}
-	}
+	})
+	return strings.TrimSpace(string(b))
+}
+
+// eachWord calls f with each maximal run of identifier bytes in s: ASCII
+// letters and digits, '_', and every byte of a non-ASCII character.
+func eachWord(s string, f func(word string)) {
+	start := -1
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80 {
@@ -46,10 +47,14 @@ func SearchText(s string) string {
 			}
 			continue
 		}
-		flush(i)
+		if start >= 0 {
+			f(s[start:i])
+			start = -1
+		}
 	}
-	flush(len(s))
-	return strings.TrimSpace(string(b))
+	if start >= 0 {
+		f(s[start:])
+	}
 }
 
 // lowerASCII reports whether word is only the letters a-z: a token as it is.
