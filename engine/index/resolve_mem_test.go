@@ -8,11 +8,14 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/spelunkhq/spelunk/engine/embed"
 	"github.com/spelunkhq/spelunk/engine/index"
+	"github.com/spelunkhq/spelunk/engine/index/indextest"
 	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
@@ -118,4 +121,42 @@ func edgeLines(t *testing.T, db *pg.DB) string {
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
+}
+
+// releaseCounter is an embedder that counts the times a run has it let go
+// of its decoded vectors.
+type releaseCounter struct {
+	*embed.Hashing
+	releases atomic.Int32
+}
+
+func (r *releaseCounter) ReleaseVectors() { r.releases.Add(1) }
+
+// TestFullPassReleasesVectors: a full pass has the embedder let go of its
+// decoded table before deciding (the in-memory graph needs the room), and a
+// scoped run, which decides a few edges in SQL, leaves it.
+func TestFullPassReleasesVectors(t *testing.T) {
+	db := pgtest.Open(t)
+	repo := gitRepo(t, fieldChainFixture)
+	emb := &releaseCounter{Hashing: indextest.Embedder()}
+	ctx := context.Background()
+	if _, err := index.New(db, emb).Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb.releases.Load(); n != 1 {
+		t.Fatalf("a first index let the embedder's vectors go %d times, want 1", n)
+	}
+	commitFiles(t, repo, map[string]string{"extra.go": "package gin\n\nfunc extra() int { return 1 }\n"})
+	if _, err := index.New(db, emb).Index(ctx, repo, index.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb.releases.Load(); n != 1 {
+		t.Fatalf("a one-file change let the embedder's vectors go (%d releases in all, want 1)", n)
+	}
+	if _, err := index.New(db, emb).Index(ctx, repo, index.Options{Full: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := emb.releases.Load(); n != 2 {
+		t.Fatalf("a full run: %d releases in all, want 2", n)
+	}
 }
