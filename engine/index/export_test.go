@@ -21,3 +21,6 @@ func SetResolveParts(o *Options, n int) { o.resolveParts = n }
 // ResolveIn makes a full pass decide the edges in SQL ("sql") or in memory
 // ("memory") whatever the repository's size.
 func ResolveIn(o *Options, where string) { o.resolveIn = where }
+
+// AtSQLPass has the run call f as a resolution in SQL starts.
+func AtSQLPass(o *Options, f func()) { o.atSQLPass = f }

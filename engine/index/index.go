@@ -73,6 +73,7 @@ type Options struct {
 	rewroteEdges   *bool
 	resolveParts   int    // connections a full pass decides on in SQL; 0 = defaultResolveParts (SetResolveParts)
 	resolveIn      string // "sql" or "memory": where a full pass decides, whatever the size (ResolveIn)
+	atSQLPass      func() // called as a resolution in SQL starts (AtSQLPass)
 }
 
 // Progress is a snapshot of a run.
@@ -228,7 +229,7 @@ func (ix *Indexer) Index(ctx context.Context, dir string, opts Options) (Summary
 	}
 	r := &run{ix: ix, repo: repo, opts: opts, prog: prog, sum: sum, lock: lock, base: rec.LastCommit,
 		w: &writer{db: ix.db, repoID: rec.ID, model: ix.emb.Name(), modelID: modelID,
-			resolveIn: opts.resolveIn,
+			resolveIn: opts.resolveIn, atSQLPass: opts.atSQLPass,
 			// Each share holds a connection of the pool, as the run lock does.
 			resolveParts: min(cmp.Or(opts.resolveParts, defaultResolveParts), max(1, int(ix.db.Pool.Config().MaxConns)-1))}}
 	if err := r.execute(ctx); err != nil {

@@ -333,6 +333,17 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 		if w.resolveIn == "memory" || (w.resolveIn == "" && refs <= maxInMemoryReferences) {
 			return w.resolveInMemory(ctx, reset, refs)
 		}
+	}
+	// The SQL steps look edges up by file, source and target.
+	if w.edgeIndexesDeferred {
+		if err := w.db.BuildEdgeResolutionIndexes(ctx); err != nil {
+			return err
+		}
+	}
+	if w.atSQLPass != nil {
+		w.atSQLPass()
+	}
+	if scope == nil && !w.db.Distributed {
 		return w.resolveInParts(ctx, reset)
 	}
 	return pgx.BeginFunc(ctx, w.db.Pool, func(tx pgx.Tx) error {

@@ -4,12 +4,15 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/spelunkhq/spelunk/engine/index"
 	"github.com/spelunkhq/spelunk/engine/index/indextest"
+	"github.com/spelunkhq/spelunk/engine/pg"
 	"github.com/spelunkhq/spelunk/engine/pg/pgtest"
 )
 
@@ -92,5 +95,52 @@ func TestFirstLoadEdgeRewriteEqualsUpdate(t *testing.T) {
 		if d := indextest.DiffRows(indextest.Rows(t, db, id), updated, 20); d != "" {
 			t.Fatalf("repository %d of two loaded at once differs from a clean index:\n%s", i, d)
 		}
+	}
+}
+
+// TestFirstLoadEdgeIndexes: a first load defers every edge index but the
+// primary key (pg.DB.DeferEdgeIndexes); a resolution in SQL starts with the
+// ones its steps look edges up by, and the run ends with all of them, as
+// does one resolved in memory.
+func TestFirstLoadEdgeIndexes(t *testing.T) {
+	root := bulkFixture(t)
+	ctx := context.Background()
+	edgeIndexes := func(db *pg.DB) []string {
+		rows, err := db.Pool.Query(ctx, `SELECT indexname FROM pg_indexes WHERE tablename = 'edges' ORDER BY indexname`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return names
+	}
+	var all []string
+	for _, where := range []string{"memory", "sql"} {
+		db := pgtest.Open(t)
+		if all == nil {
+			all = edgeIndexes(db)
+		}
+		var opts index.Options
+		index.ResolveIn(&opts, where)
+		var atPass []string
+		index.AtSQLPass(&opts, func() { atPass = edgeIndexes(db) })
+		if _, err := index.New(db, hashing()).Index(ctx, root, opts); err != nil {
+			t.Fatal(err)
+		}
+		if got := edgeIndexes(db); !slices.Equal(got, all) {
+			t.Errorf("%s: edge indexes after the first load %v, want %v", where, got, all)
+		}
+		want := []string{"edges_file_idx", "edges_pkey", "edges_source_idx", "edges_target_idx"}
+		if where == "sql" && !slices.Equal(atPass, want) {
+			t.Errorf("edge indexes as the resolution in SQL started: %v, want %v", atPass, want)
+		}
+		if where == "memory" && atPass != nil {
+			t.Errorf("a resolution in memory went through the SQL pass's start (indexes %v)", atPass)
+		}
+	}
+	if len(all) < 8 {
+		t.Fatalf("a fresh database has edge indexes %v: the check compares too few", all)
 	}
 }

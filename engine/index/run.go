@@ -276,6 +276,7 @@ func (r *run) load(ctx context.Context) error {
 		}
 	}
 	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
+	r.w.edgeIndexesDeferred = r.edgesDeferred
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	if err := r.placeVectors(ctx, model); err != nil {

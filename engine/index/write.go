@@ -50,6 +50,10 @@ type writer struct {
 	// edges once more with their decisions instead of updating them
 	// (resolve_rewrite.go), and edgesRewritten says whether it did.
 	rewriteEdges, edgesRewritten bool
+	// edgeIndexesDeferred: the load dropped the edge indexes
+	// (pg.DB.DeferEdgeIndexes); a resolution in SQL builds the ones it reads first.
+	edgeIndexesDeferred bool
+	atSQLPass           func() // tests: called as a resolution in SQL starts
 	// ownIndex: the run's vectors are rows the model's shared HNSW index
 	// leaves out (pg.DB.LeaveOutOfShared); set before the writes.
 	ownIndex bool
