@@ -334,7 +334,11 @@ func (w *writer) resolveEdges(ctx context.Context, scope []string, reset bool) e
 			return w.resolveInMemory(ctx, reset, refs)
 		}
 	}
-	// The SQL steps look edges up by file, source and target.
+	// The SQL steps read every edge from the table.
+	if err := w.flushHeld(ctx); err != nil {
+		return err
+	}
+	// They look edges up by file, source and target.
 	if w.edgeIndexesDeferred {
 		if err := w.db.BuildEdgeResolutionIndexes(ctx); err != nil {
 			return err

@@ -240,7 +240,7 @@ func (w *writer) countReferences(ctx context.Context) (int, error) {
 		w.repoID).Scan(&n); err != nil {
 		return 0, fmt.Errorf("resolve edges: count the references: %w", err)
 	}
-	return n, nil
+	return n + w.spool.count(), nil
 }
 
 // resolveInMemory is resolveEdges' full pass decided in Go (see above), of a
@@ -260,11 +260,19 @@ func (w *writer) resolveInMemory(ctx context.Context, reset bool, refs int) erro
 		// The load's garbage returned to the system first: the graph then
 		// takes its place instead of adding to it (RSS, issue 39).
 		debug.FreeOSMemory()
-		g, err := loadGraph(ctx, tx, w.repoID, refs)
+		g, err := loadGraph(ctx, tx, w.repoID, refs, w.spool)
 		if err != nil {
 			return err
 		}
 		g.decide()
+		if w.spool != nil {
+			if err := w.spool.writeHeld(ctx, tx, w.repoID, g); err != nil {
+				return err
+			}
+			// What the table holds besides is imports and containment
+			// edges, which the pass does not decide: nothing to rewrite.
+			w.rewriteEdges = false
+		}
 		if err := g.hand(ctx, tx); err != nil {
 			return err
 		}
@@ -272,7 +280,12 @@ func (w *writer) resolveInMemory(ctx context.Context, reset bool, refs int) erro
 		b = &stepBatch{}
 		b.queue("analyse the decisions", `ANALYZE res_out, res_dangling`)
 		last := w.queueApply(b, true)
-		return b.send(ctx, tx, last)
+		if err := b.send(ctx, tx, last); err != nil {
+			return err
+		}
+		// Each held edge was written once, with its decision.
+		w.edgesRewritten = w.edgesRewritten || w.spool != nil
+		return nil
 	})
 }
 
@@ -306,7 +319,8 @@ func (g *memGraph) hand(ctx context.Context, tx pgx.Tx) error {
 			return nil, nil
 		})
 	}
-	found := func(r *rEdge) bool { return r.decided && r.dec.sid != 0 }
+	// Held edges (negative ids) are written with their decisions (edgeSpool.writeHeld).
+	found := func(r *rEdge) bool { return r.id > 0 && r.decided && r.dec.sid != 0 }
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"res_out"}, []string{"edge_id", "sid", "confidence", "candidates"},
 		rows(found, func(r *rEdge) []any {
 			var cands any
@@ -319,7 +333,7 @@ func (g *memGraph) hand(ctx context.Context, tx pgx.Tx) error {
 		return fmt.Errorf("resolve edges: write the decisions: %w", err)
 	}
 	_, err = tx.CopyFrom(ctx, pgx.Identifier{"res_dangling"}, []string{"id"},
-		rows(func(r *rEdge) bool { return r.stored && !found(r) }, func(r *rEdge) []any { return []any{r.id} }))
+		rows(func(r *rEdge) bool { return r.id > 0 && r.stored && !found(r) }, func(r *rEdge) []any { return []any{r.id} }))
 	if err != nil {
 		return fmt.Errorf("resolve edges: write the edges left unresolved: %w", err)
 	}

@@ -13,7 +13,7 @@ import (
 // files, symbols and edges (every kind but contains), in tx. Of the edges
 // only the references are kept as rows; imports, bases and Go
 // implementations go into the small lookups the steps read them through.
-func loadGraph(ctx context.Context, tx pgx.Tx, repoID int64, refs int) (*memGraph, error) {
+func loadGraph(ctx context.Context, tx pgx.Tx, repoID int64, refs int, held *edgeSpool) (*memGraph, error) {
 	g := &memGraph{
 		files: map[int64]*mFile{}, fileByPath: map[string]int64{}, syms: map[int64]*mSym{},
 		symsByName: map[string][]*mSym{}, aliases: map[int64][]string{}, embeds: map[int64][]string{},
@@ -36,6 +36,16 @@ func loadGraph(ctx context.Context, tx pgx.Tx, repoID int64, refs int) (*memGrap
 	}
 	if err := g.loadEdges(ctx, tx, repoID); err != nil {
 		return nil, err
+	}
+	if held != nil {
+		err := held.each(func(i int, h *heldEdge) error {
+			g.addEdge(&edgeRow{id: heldID(i), file: h.file, source: h.source, kind: h.kind, name: h.name,
+				qual: h.qual, ttype: h.tt, unresolved: true, line: h.line})
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	g.indexSymbols()
 	g.indexDefs()

@@ -2,10 +2,12 @@ package index_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sync/errgroup"
@@ -142,5 +144,49 @@ func TestFirstLoadEdgeIndexes(t *testing.T) {
 	}
 	if len(all) < 8 {
 		t.Fatalf("a fresh database has edge indexes %v: the check compares too few", all)
+	}
+}
+
+// TestStoppedFirstLoadIsRepaired: a first load holds its reference edges
+// apart until its full pass writes them with their decisions (edgespool.go).
+// Stopped between two files or at any report after the load (the phase
+// boundaries, the pass), the next run brings the database to a clean
+// index's rows: the files written before the stop carry no blob id, so that
+// run writes them again with their edges.
+func TestStoppedFirstLoadIsRepaired(t *testing.T) {
+	root := bulkFixture(t)
+	ctx := context.Background()
+	opts := index.Options{Workers: 1, ProgressEvery: time.Nanosecond}
+	index.SetBatchFiles(&opts, 1)
+	reports := 0
+	opts.Progress = func(index.Progress) { reports++ }
+	db := pgtest.Open(t)
+	sum, err := index.New(db, hashing()).Index(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Edges == 0 {
+		t.Fatal("the fixture has no edges")
+	}
+	clean := indextest.Rows(t, db, sum.RepositoryID)
+	stops := []int{reports / 3, 2 * reports / 3}
+	for n := max(1, reports-11); n < reports; n++ {
+		stops = append(stops, n)
+	}
+	for _, n := range stops {
+		db := pgtest.Open(t)
+		sopts, sctx, at := stopAt(n)
+		if _, err := index.New(db, hashing()).Index(sctx, root, sopts); err == nil {
+			t.Fatalf("the first load told to stop at report %d of %d finished", n, reports)
+		} else if !errors.Is(context.Cause(sctx), errStopped) {
+			t.Fatalf("first load stopped at report %d: %v", n, err)
+		}
+		sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{})
+		if err != nil {
+			t.Fatalf("the run after stopping at report %d (%s): %v", n, at(), err)
+		}
+		if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
+			t.Fatalf("first load stopped at report %d (%s), then run again: %s", n, at(), d)
+		}
 	}
 }

@@ -56,6 +56,7 @@ func (r *run) execute(ctx context.Context) error {
 	if err := r.plan(ctx); err != nil {
 		return err
 	}
+	defer func() { r.w.spool.close() }()
 	if len(r.todo)+len(r.deleted) >= BulkRunFiles {
 		bg, err := r.ix.db.Background(ctx)
 		if err != nil {
@@ -277,6 +278,12 @@ func (r *run) load(ctx context.Context) error {
 	}
 	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.w.edgeIndexesDeferred = r.edgesDeferred
+	if r.w.rewriteEdges {
+		var err error
+		if r.w.spool, err = newEdgeSpool(); err != nil {
+			return err
+		}
+	}
 	r.prog.setTotal(len(r.todo))
 	r.prog.phase("indexing")
 	if err := r.placeVectors(ctx, model); err != nil {

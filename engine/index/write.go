@@ -54,6 +54,9 @@ type writer struct {
 	// (pg.DB.DeferEdgeIndexes); a resolution in SQL builds the ones it reads first.
 	edgeIndexesDeferred bool
 	atSQLPass           func() // tests: called as a resolution in SQL starts
+	// spool holds a first load's reference edges until the full pass writes
+	// them with their decisions (edgespool.go); nil otherwise.
+	spool *edgeSpool
 	// ownIndex: the run's vectors are rows the model's shared HNSW index
 	// leaves out (pg.DB.LeaveOutOfShared); set before the writes.
 	ownIndex bool
@@ -371,6 +374,8 @@ func (w *writer) deleteFileRows(ctx context.Context, q querier, paths []string) 
 func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbol, error) {
 	var pending []pendingSymbol
 	var before, after pg.RepoDelta
+	var held []heldEdge
+	var blobs map[int64]string
 	err := pg.InTx(ctx, w.db.Pool, func(tx pgx.Tx) error {
 		pending = pending[:0]
 		if err := relaxCommit(ctx, tx); err != nil {
@@ -425,6 +430,9 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 			return err
 		}
 		pending = append(pending, rows.pending...)
+		if w.spool != nil {
+			held, blobs = w.spool.takeBatch(&rows)
+		}
 		if err := copyFileRows(ctx, tx, w.db, &rows, w.direct); err != nil {
 			return err
 		}
@@ -433,6 +441,11 @@ func (w *writer) writeFiles(ctx context.Context, batch []parsed) ([]pendingSymbo
 	})
 	if err != nil {
 		return nil, fmt.Errorf("write %d files (first %s): %w", len(batch), batch[0].Path, err)
+	}
+	if w.spool != nil {
+		if err := w.spool.add(held, blobs); err != nil {
+			return nil, err
+		}
 	}
 	w.addTotals(before, after)
 	return pending, nil
