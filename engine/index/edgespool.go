@@ -49,6 +49,8 @@ type edgeSpool struct {
 	n     int
 	files map[int64]string // file id -> blob id, restored once the edges are in
 	err   error
+	// unlinked: the file's name is gone already (newEdgeSpool).
+	unlinked bool
 }
 
 func newEdgeSpool() (*edgeSpool, error) {
@@ -56,16 +58,22 @@ func newEdgeSpool() (*edgeSpool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hold the load's edges: %w", err)
 	}
-	return &edgeSpool{f: f, w: bufio.NewWriterSize(f, 1<<20), files: map[int64]string{}}, nil
+	// Unlinked at once where the system allows it: the file then goes with
+	// the process, however it ends (a killed run leaves nothing behind).
+	s := &edgeSpool{f: f, w: bufio.NewWriterSize(f, 1<<20), files: map[int64]string{}}
+	s.unlinked = os.Remove(f.Name()) == nil
+	return s, nil
 }
 
-// close removes the file.
+// close closes the file, and removes it where it was not unlinked.
 func (s *edgeSpool) close() {
 	if s == nil {
 		return
 	}
 	s.f.Close()
-	os.Remove(s.f.Name())
+	if !s.unlinked {
+		os.Remove(s.f.Name())
+	}
 }
 
 // takeBatch moves a batch's spooled edges out of rows and clears its files'
