@@ -190,3 +190,61 @@ func TestStoppedFirstLoadIsRepaired(t *testing.T) {
 		}
 	}
 }
+
+// TestOneMoreRepositoryHoldsItsEdges: the first load of a repository into a
+// database that holds another's edges holds its reference edges too, and
+// writes them once with their decisions (edgespool.go): the rows equal a
+// clean index's, also when that load is stopped and run again.
+func TestOneMoreRepositoryHoldsItsEdges(t *testing.T) {
+	root := bulkFixture(t)
+	other := filepath.Join(t.TempDir(), "other")
+	indextest.Git(t, filepath.Dir(other), "clone", "-q", root, other)
+	ctx := context.Background()
+	withOther := func() *pg.DB {
+		db := pgtest.Open(t)
+		if _, err := index.New(db, hashing()).Index(ctx, other, index.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		return db
+	}
+	clean := func() []string {
+		db := pgtest.Open(t)
+		sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return indextest.Rows(t, db, sum.RepositoryID)
+	}()
+
+	db := withOther()
+	opts := index.Options{Workers: 1, ProgressEvery: time.Nanosecond}
+	index.SetBatchFiles(&opts, 1)
+	reports := 0
+	opts.Progress = func(index.Progress) { reports++ }
+	var held bool
+	index.ReportEdgeRewrite(&opts, &held)
+	sum, err := index.New(db, hashing()).Index(ctx, root, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !held {
+		t.Fatal("one more repository's first load did not hold its edges")
+	}
+	if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
+		t.Fatalf("one more repository differs from a clean index:\n%s", d)
+	}
+	for _, n := range []int{reports / 2, reports - 3, reports - 1} {
+		db := withOther()
+		sopts, sctx, at := stopAt(n)
+		if _, err := index.New(db, hashing()).Index(sctx, root, sopts); err == nil {
+			t.Fatalf("the load told to stop at report %d of %d finished", n, reports)
+		}
+		sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{})
+		if err != nil {
+			t.Fatalf("the run after stopping at report %d (%s): %v", n, at(), err)
+		}
+		if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
+			t.Fatalf("one more repository stopped at report %d (%s), then run again: %s", n, at(), d)
+		}
+	}
+}

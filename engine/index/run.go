@@ -226,60 +226,67 @@ func (r *run) plan(ctx context.Context) error {
 	return nil
 }
 
-// load writes and embeds the files of the plan and deletes the files gone.
-func (r *run) load(ctx context.Context) error {
-	ix := r.ix
-	// A first index loads faster without the HNSW index, which is then built in
-	// one pass at the end (DeferModelIndex decides whether that is safe).
-	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
-	deferred, postingsDeferred := false, false
+// deferIndexes drops the indexes a large load is faster without (a first
+// index: the HNSW index, the postings', edges' and symbols' lookups), which
+// the run builds after the load, and builds those a load that did not
+// finish left missing. It reports whether the HNSW and postings indexes were
+// deferred; r.edgesDeferred and r.symbolsDeferred say the rest.
+func (r *run) deferIndexes(ctx context.Context, model pg.Model) (deferred, postingsDeferred bool, err error) {
+	db := r.ix.db
 	if len(r.todo) >= 200 && len(r.todo) > len(r.have)/2 {
-		var err error
-		if deferred, err = ix.db.DeferModelIndex(ctx, model); err != nil {
-			return err
+		// DeferModelIndex decides whether dropping the HNSW index is safe.
+		if deferred, err = db.DeferModelIndex(ctx, model); err != nil {
+			return false, false, err
 		}
-		if postingsDeferred, err = ix.db.DeferPostingsIndexes(ctx); err != nil {
-			return err
+		if postingsDeferred, err = db.DeferPostingsIndexes(ctx); err != nil {
+			return false, false, err
 		}
-		if r.edgesDeferred, err = ix.db.DeferEdgeIndexes(ctx); err != nil {
-			return err
+		if r.edgesDeferred, err = db.DeferEdgeIndexes(ctx); err != nil {
+			return false, false, err
 		}
-		if r.symbolsDeferred, err = ix.db.DeferSymbolIndexes(ctx); err != nil {
-			return err
+		if r.symbolsDeferred, err = db.DeferSymbolIndexes(ctx); err != nil {
+			return false, false, err
 		}
 	}
+	// Each build below makes what a deferred load that did not finish left missing.
 	if !r.edgesDeferred {
-		// Missing after a deferred load that did not finish.
-		if err := ix.db.BuildEdgeIndexes(ctx); err != nil {
-			return err
+		if err := db.BuildEdgeIndexes(ctx); err != nil {
+			return false, false, err
 		}
 	}
 	if !r.symbolsDeferred {
-		// Missing after a deferred load that did not finish.
-		if err := ix.db.BuildSymbolIndexes(ctx); err != nil {
-			return err
+		if err := db.BuildSymbolIndexes(ctx); err != nil {
+			return false, false, err
 		}
 	}
 	if !postingsDeferred {
-		// Missing after a deferred load that did not finish.
-		if err := ix.db.BuildPostingsIndexes(ctx); err != nil {
-			return err
+		if err := db.BuildPostingsIndexes(ctx); err != nil {
+			return false, false, err
 		}
+	}
+	return deferred, postingsDeferred, nil
+}
+
+// load writes and embeds the files of the plan and deletes the files gone.
+func (r *run) load(ctx context.Context) error {
+	ix := r.ix
+	model := pg.Model{Name: ix.emb.Name(), Dims: ix.emb.Dims()}
+	deferred, postingsDeferred, err := r.deferIndexes(ctx, model)
+	if err != nil {
+		return err
 	}
 	// A small change keeps the totals by delta; a bulk one, a first run or a
 	// run after a crash counts them at its end.
 	r.w.track = !r.opts.Full && !r.interrupted && r.stored > 0 && !r.bulk()
 	if r.bulk() {
 		// A small change keeps the staging tables: two statements fewer a batch.
-		var err error
 		if r.w.direct, err = r.w.db.SessionBypassesRLS(ctx); err != nil {
 			return err
 		}
 	}
 	r.w.rewriteEdges = r.edgesDeferred && r.w.direct && !r.opts.keepEdgeUpdate
 	r.w.edgeIndexesDeferred = r.edgesDeferred
-	if r.w.rewriteEdges {
-		var err error
+	if r.holdsEdges() {
 		if r.w.spool, err = newEdgeSpool(); err != nil {
 			return err
 		}
@@ -401,6 +408,19 @@ func (r *run) releaseVectors() {
 	if v, ok := r.ix.emb.(vectorReleaser); ok {
 		v.ReleaseVectors()
 	}
+}
+
+// holdsEdges reports whether the load holds its reference edges until the
+// full pass writes them with their decisions (edgespool.go): where the
+// session may copy into the tables (writer.direct) and the repository has no
+// edges yet, a first load of the database or of one more repository. The
+// latter's edges would otherwise go in and then be updated in place, every
+// index of a table holding the other repositories' edges kept up twice.
+func (r *run) holdsEdges() bool {
+	if !r.w.direct || r.opts.keepEdgeUpdate || r.w.db.Distributed {
+		return false
+	}
+	return r.w.rewriteEdges || (r.stored == 0 && len(r.opts.Paths) == 0)
 }
 
 // bulk reports whether the run changes enough of the repository for the
