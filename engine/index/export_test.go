@@ -15,6 +15,10 @@ func KeepEdgeUpdate(o *Options) { o.keepEdgeUpdate = true }
 // ReportEdgeRewrite has the run set *rewrote to whether it rewrote the edges.
 func ReportEdgeRewrite(o *Options, rewrote *bool) { o.rewroteEdges = rewrote }
 
+// ReportHeldEdges has the run set *held to whether it held its reference
+// edges until the full pass (edgespool.go).
+func ReportHeldEdges(o *Options, held *bool) { o.heldEdges = held }
+
 // SetResolveParts sets how many connections a full pass decides the edges on.
 func SetResolveParts(o *Options, n int) { o.resolveParts = n }
 

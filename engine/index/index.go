@@ -66,11 +66,14 @@ type Options struct {
 	ProgressEvery time.Duration
 
 	batchFiles int // files per write transaction; 0 = 64 (tests set it through SetBatchFiles)
-	// Tests (KeepEdgeUpdate, ReportEdgeRewrite): a first load's full pass
-	// updates the edges as other runs do; rewroteEdges is told whether it
-	// rewrote them (resolve_rewrite.go).
+	// Tests (KeepEdgeUpdate, ReportEdgeRewrite, ReportHeldEdges): a first
+	// load's full pass updates the edges as other runs do; rewroteEdges is
+	// told whether a first load of the database wrote them once more with
+	// their decisions or held them (resolve_rewrite.go, edgespool.go),
+	// heldEdges whether the run held them.
 	keepEdgeUpdate bool
 	rewroteEdges   *bool
+	heldEdges      *bool
 	resolveParts   int    // connections a full pass decides on in SQL; 0 = defaultResolveParts (SetResolveParts)
 	resolveIn      string // "sql" or "memory": where a full pass decides, whatever the size (ResolveIn)
 	atSQLPass      func() // called as a resolution in SQL starts (AtSQLPass)

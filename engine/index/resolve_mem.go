@@ -284,7 +284,7 @@ func (w *writer) resolveInMemory(ctx context.Context, reset bool, refs int) erro
 			return err
 		}
 		// Each held edge was written once, with its decision.
-		w.edgesRewritten = w.edgesRewritten || w.spool != nil
+		w.edgesHeld = w.spool != nil
 		return nil
 	})
 }

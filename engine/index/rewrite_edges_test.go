@@ -222,7 +222,7 @@ func TestOneMoreRepositoryHoldsItsEdges(t *testing.T) {
 	reports := 0
 	opts.Progress = func(index.Progress) { reports++ }
 	var held bool
-	index.ReportEdgeRewrite(&opts, &held)
+	index.ReportHeldEdges(&opts, &held)
 	sum, err := index.New(db, hashing()).Index(ctx, root, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -125,9 +125,12 @@ func (r *run) execute(ctx context.Context) error {
 // indexes the load deferred.
 func (r *run) afterResolve(ctx context.Context, changed bool) error {
 	if r.opts.rewroteEdges != nil {
-		*r.opts.rewroteEdges = r.w.edgesRewritten
+		*r.opts.rewroteEdges = r.w.edgesRewritten || (r.firstLoad && r.w.edgesHeld)
 	}
-	if r.firstLoad && changed && !r.w.edgesRewritten {
+	if r.opts.heldEdges != nil {
+		*r.opts.heldEdges = r.w.edgesHeld
+	}
+	if r.firstLoad && changed && !r.w.edgesRewritten && !r.w.edgesHeld {
 		// Resolution rewrote about half of the edges, each a new row version
 		// and an entry in every edge index (target_id is indexed, so no update
 		// is HOT): a third of the table and its indexes was dead space. A

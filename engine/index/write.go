@@ -50,6 +50,9 @@ type writer struct {
 	// edges once more with their decisions instead of updating them
 	// (resolve_rewrite.go), and edgesRewritten says whether it did.
 	rewriteEdges, edgesRewritten bool
+	// edgesHeld: the load held its reference edges and the full pass wrote
+	// each once with its decision (edgespool.go).
+	edgesHeld bool
 	// edgeIndexesDeferred: the load dropped the edge indexes
 	// (pg.DB.DeferEdgeIndexes); a resolution in SQL builds the ones it reads first.
 	edgeIndexesDeferred bool
