@@ -174,20 +174,26 @@ func TestStoppedFirstLoadIsRepaired(t *testing.T) {
 		stops = append(stops, n)
 	}
 	for _, n := range stops {
-		db := pgtest.Open(t)
-		sopts, sctx, at := stopAt(n)
-		if _, err := index.New(db, hashing()).Index(sctx, root, sopts); err == nil {
-			t.Fatalf("the first load told to stop at report %d of %d finished", n, reports)
-		} else if !errors.Is(context.Cause(sctx), errStopped) {
-			t.Fatalf("first load stopped at report %d: %v", n, err)
-		}
-		sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{})
-		if err != nil {
-			t.Fatalf("the run after stopping at report %d (%s): %v", n, at(), err)
-		}
-		if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
-			t.Fatalf("first load stopped at report %d (%s), then run again: %s", n, at(), d)
-		}
+		stopThenRepair(t, pgtest.Open(t), root, n, reports, clean)
+	}
+}
+
+// stopThenRepair indexes root into db stopped at progress report n (of
+// reports), then runs again and compares the repository with clean's rows.
+func stopThenRepair(t *testing.T, db *pg.DB, root string, n, reports int, clean []string) {
+	t.Helper()
+	sopts, sctx, at := stopAt(n)
+	if _, err := index.New(db, hashing()).Index(sctx, root, sopts); err == nil {
+		t.Fatalf("the load told to stop at report %d of %d finished", n, reports)
+	} else if !errors.Is(context.Cause(sctx), errStopped) {
+		t.Fatalf("the load stopped at report %d: %v", n, err)
+	}
+	sum, err := index.New(db, hashing()).Index(context.Background(), root, index.Options{})
+	if err != nil {
+		t.Fatalf("the run after stopping at report %d (%s): %v", n, at(), err)
+	}
+	if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
+		t.Fatalf("the load stopped at report %d (%s), then run again: %s", n, at(), d)
 	}
 }
 
@@ -234,17 +240,6 @@ func TestOneMoreRepositoryHoldsItsEdges(t *testing.T) {
 		t.Fatalf("one more repository differs from a clean index:\n%s", d)
 	}
 	for _, n := range []int{reports / 2, reports - 3, reports - 1} {
-		db := withOther()
-		sopts, sctx, at := stopAt(n)
-		if _, err := index.New(db, hashing()).Index(sctx, root, sopts); err == nil {
-			t.Fatalf("the load told to stop at report %d of %d finished", n, reports)
-		}
-		sum, err := index.New(db, hashing()).Index(ctx, root, index.Options{})
-		if err != nil {
-			t.Fatalf("the run after stopping at report %d (%s): %v", n, at(), err)
-		}
-		if d := indextest.DiffRows(indextest.Rows(t, db, sum.RepositoryID), clean, 20); d != "" {
-			t.Fatalf("one more repository stopped at report %d (%s), then run again: %s", n, at(), d)
-		}
+		stopThenRepair(t, withOther(), root, n, reports, clean)
 	}
 }
