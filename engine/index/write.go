@@ -57,8 +57,9 @@ type writer struct {
 	// (pg.DB.DeferEdgeIndexes); a resolution in SQL builds the ones it reads first.
 	edgeIndexesDeferred bool
 	atSQLPass           func() // tests: called as a resolution in SQL starts
-	// spool holds a first load's reference edges until the full pass writes
-	// them with their decisions (edgespool.go); nil otherwise.
+	// spool holds the reference edges of a repository's first load until the
+	// full pass writes them with their decisions (edgespool.go,
+	// run.holdsEdges); nil otherwise.
 	spool *edgeSpool
 	// ownIndex: the run's vectors are rows the model's shared HNSW index
 	// leaves out (pg.DB.LeaveOutOfShared); set before the writes.
