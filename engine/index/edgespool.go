@@ -84,20 +84,21 @@ func (s *edgeSpool) close() {
 func (s *edgeSpool) takeBatch(rows *fileRows) (held []heldEdge, blobs map[int64]string) {
 	kept := rows.edges[:0]
 	for _, e := range rows.edges {
-		kind := e[3].(string)
+		kind := e[edgeKindAt].(string)
 		if !spooledKind(kind) {
 			kept = append(kept, e)
 			continue
 		}
-		held = append(held, heldEdge{file: e[1].(int64), source: e[2].(int64), kind: kind, name: e[5].(string),
-			qual: e[6].(string), tt: e[9].(string), line: int32(e[8].(int))})
+		held = append(held, heldEdge{file: e[edgeFileAt].(int64), source: e[edgeSourceAt].(int64), kind: kind,
+			name: e[edgeNameAt].(string), qual: e[edgeQualifierAt].(string), tt: e[edgeTypeAt].(string),
+			line: int32(e[edgeLineAt].(int))})
 	}
 	rows.edges = kept
 	blobs = map[int64]string{}
 	for _, f := range rows.files {
-		if sha, ok := f[4].(string); ok {
-			blobs[f[1].(int64)] = sha
-			f[4] = nil
+		if sha, ok := f[fileBlobAt].(string); ok {
+			blobs[f[fileIDAt].(int64)] = sha
+			f[fileBlobAt] = nil
 		}
 	}
 	return held, blobs

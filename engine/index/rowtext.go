@@ -173,6 +173,15 @@ func pgSkeleton(v any) any {
 var edgeColumns = []string{"repository_id", "file_id", "source_id", "kind", "target_id",
 	"target_name", "target_qualifier", "target_path", "line", "target_type", "confidence"}
 
+// Positions in an edge row (edgeColumns) and a file row (fileRows.add) that
+// the held edges read (edgespool.go).
+const (
+	edgeFileAt, edgeSourceAt, edgeKindAt = 1, 2, 3
+	edgeNameAt, edgeQualifierAt          = 5, 6
+	edgeLineAt, edgeTypeAt               = 8, 9
+	fileIDAt, fileBlobAt                 = 1, 4
+)
+
 // nilIfEmpty stores an empty list as NULL (symbols.embeds: most symbols embed nothing).
 func nilIfEmpty(s []string) any {
 	if len(s) == 0 {
